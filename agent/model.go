@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Role is the author of a [Message].
+type Role string
+
+// The roles of a chat conversation.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of the conversation sent to the model.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant only
+	ToolCallID string     `json:"tool_call_id,omitempty"` // tool only
+}
+
+// ToolCall is one call the model asked for. Arguments is the raw text the
+// model produced: it is untrusted and may not even be JSON.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Request is one model request.
+type Request struct {
+	Messages []Message
+	Tools    []ToolSpec // nil: the request carries no tools
+	// Background marks requests that are not waited on by the user
+	// (sub-agents, compaction): they fail fast on overload.
+	Background bool
+}
+
+// Usage is the token count the model reported, if any.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+}
+
+// Response is one assembled model answer.
+type Response struct {
+	Content      string
+	ToolCalls    []ToolCall
+	FinishReason string // as reported; never trusted alone (A6)
+	// Incomplete is set when the stream ended without a finish reason (A4).
+	Incomplete bool
+	Usage      Usage
+}
+
+// Model is a chat model that streams. Implementations live in sub-packages
+// (agent/openai); tests use fakes.
+//
+// Stream sends req and assembles the answer. onText, when non-nil, is called
+// with each content delta as it arrives, on the calling goroutine. Stream
+// returns when the answer is complete, the stream broke, or ctx is done; a
+// partial answer may come with an error. Errors wrap [ErrModel] sentinels so
+// the loop can tell kinds apart. Stream must be safe for concurrent use.
+type Model interface {
+	Stream(ctx context.Context, req *Request, onText func(delta string)) (*Response, error)
+}
+
+// Errors a [Model] returns, wrapped with details. The message of a wrapped
+// error must never contain the API key.
+var (
+	ErrModel            = errors.New("model error")
+	ErrModelUnavailable = errors.New("model unavailable") // connection refused, DNS, 5xx after retries
+	ErrModelAuth        = errors.New("model rejected the API key (401); check OPENAI_API_KEY")
+	ErrModelRateLimited = errors.New("model rate limited") // 429 after retries
+	ErrModelBadResponse = errors.New("model sent a response agentls cannot read")
+)

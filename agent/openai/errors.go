@@ -1,0 +1,125 @@
+package openai
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/agentls/agentls/agent"
+)
+
+// classify turns a failure of one Stream call into an error wrapping the
+// right sentinel (A5). ctx is the caller's context, callCtx the call's own
+// (with the timeout and the stall watchdog). Every message is redacted.
+func (m *Model) classify(ctx, callCtx context.Context, w *watch, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("model request: %w", ctx.Err())
+	}
+	switch context.Cause(callCtx) {
+	case errStalled:
+		return fmt.Errorf("%w: stalled: no data for %s", agent.ErrModelUnavailable, m.stall)
+	case errTimedOut:
+		return fmt.Errorf("%w: timed out after %s", agent.ErrModelUnavailable, m.timeout)
+	}
+	if status, msg := w.failure(); status >= 400 {
+		return statusError(status, msg)
+	}
+	var (
+		streamErr *ssestream.StreamError
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.Is(err, agent.ErrModelBadResponse):
+		return err
+	case errors.As(err, &streamErr):
+		return fmt.Errorf("%w: error event in stream: %s", agent.ErrModelUnavailable,
+			clean(m.redact(streamErr.Message), 200))
+	case errors.As(err, &syntaxErr), errors.As(err, &typeErr), errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("%w: unreadable chunk: %s", agent.ErrModelBadResponse,
+			clean(m.redact(err.Error()), 200))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: connection closed mid-stream", agent.ErrModelUnavailable)
+	}
+	return fmt.Errorf("%w: %s", agent.ErrModelUnavailable, clean(m.redact(err.Error()), 300))
+}
+
+// statusError maps an HTTP error status (after retries) to a sentinel.
+func statusError(status int, msg string) error {
+	var kind error
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		kind = agent.ErrModelAuth
+	case status == http.StatusTooManyRequests:
+		kind = agent.ErrModelRateLimited
+	case status >= 500 || status == http.StatusRequestTimeout || status == http.StatusConflict:
+		kind = agent.ErrModelUnavailable
+	default:
+		kind = agent.ErrModel
+	}
+	if msg == "" {
+		return fmt.Errorf("%w: HTTP %d", kind, status)
+	}
+	return fmt.Errorf("%w: HTTP %d: %s", kind, status, msg)
+}
+
+// errorMessage extracts the message of an error body: OpenAI's
+// {"error":{"message":…}}, {"error":"…"} (llama.cpp, Ollama), {"message":…}
+// or {"detail":…} (vLLM, proxies), else the text itself.
+func errorMessage(body []byte) string {
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return string(body)
+	}
+	var inner struct {
+		Message string `json:"message"`
+	}
+	var s string
+	switch {
+	case json.Unmarshal(e.Error, &inner) == nil && inner.Message != "":
+		return inner.Message
+	case json.Unmarshal(e.Error, &s) == nil && s != "":
+		return s
+	case e.Message != "":
+		return e.Message
+	case e.Detail != nil:
+		return fmt.Sprint(e.Detail)
+	}
+	return ""
+}
+
+// redactor returns a function that removes key from a text. Keys shorter
+// than 4 bytes (placeholders for local servers) are left alone: replacing
+// them would garble every message.
+func redactor(key string) func(string) string {
+	if len(key) < 4 {
+		return func(s string) string { return s }
+	}
+	return func(s string) string { return strings.ReplaceAll(s, key, "[redacted]") }
+}
+
+// clean collapses white space and truncates s to about n bytes, on a rune
+// boundary. Redact before cleaning, so no part of a key survives a cut.
+func clean(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

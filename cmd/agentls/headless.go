@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agentls/agentls/lspserver/headless"
+)
+
+// headlessCmd runs plan, review or exec in the current directory (E11).
+func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("file", "", "file the instruction is about, relative to the current directory")
+	rng := fs.String("range", "", "selection L1:C1-L2:C2 (1-based) in --file")
+	approve := fs.String("approve", defaultApprove(stdin), "how to answer approvals: ask, never or all")
+	asJSON := fs.Bool("json", false, "print one JSON event per line")
+	verbose := fs.Bool("v", false, "debug logging on stderr")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	instruction := strings.Join(fs.Args(), " ")
+	if strings.TrimSpace(instruction) == "" && cmd != "review" {
+		fmt.Fprintf(stderr, "agentls %s: an instruction is required\n", cmd)
+		return 2
+	}
+	switch headless.Approve(*approve) {
+	case headless.ApproveAsk, headless.ApproveNever, headless.ApproveAll:
+	default:
+		fmt.Fprintf(stderr, "agentls %s: --approve must be ask, never or all\n", cmd)
+		return 2
+	}
+	if *rng != "" && *file == "" {
+		fmt.Fprintf(stderr, "agentls %s: --range needs --file\n", cmd)
+		return 2
+	}
+	logw := io.Discard
+	if *verbose {
+		logw = stderr
+	}
+	opts, err := serverOptions(getenv, newLogger(logw, *verbose))
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls: %v\n", err)
+		return 1
+	}
+	mode := cmd
+	if cmd == "exec" {
+		mode = "execute"
+	}
+	return headless.Exec(ctx, &headless.Options{
+		Mode: mode, Instruction: instruction, File: *file, Range: *rng,
+		Approve: headless.Approve(*approve), JSON: *asJSON,
+		Stdin: stdin, Stdout: stdout, Stderr: stderr, Server: opts,
+	})
+}
+
+// defaultApprove is ask on a terminal and never otherwise, so a script
+// can never approve by accident.
+func defaultApprove(stdin io.Reader) string {
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return string(headless.ApproveAsk)
+		}
+	}
+	return string(headless.ApproveNever)
+}

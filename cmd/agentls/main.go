@@ -1,0 +1,24 @@
+// Command agentls is a coding agent that runs as a language server.
+//
+//	agentls [serve]             LSP on stdio (what editors start)
+//	agentls plan|review|exec    headless runs in the current directory
+//	agentls demo                an offline demo with a built-in scripted model
+//	agentls version
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at link time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}

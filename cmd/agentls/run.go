@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/openai"
+	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/headless"
+)
+
+const usage = `usage:
+  agentls [serve] [-log FILE] [-v]     speak LSP on stdio (editors start this)
+  agentls plan|review|exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION
+  agentls demo                         offline demo with a built-in scripted model
+  agentls version
+
+Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, or ~/.config/agentls/config.json.
+`
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, stdin, stdout, stderr, getenv)
+	case "plan", "review", "exec", "execute":
+		return headlessCmd(ctx, cmd, args, stdin, stdout, stderr, getenv)
+	case "demo":
+		newModel := func(baseURL, model string) (agent.Model, error) {
+			return openai.New(&openai.Options{BaseURL: baseURL, Model: model, APIKey: "demo"})
+		}
+		if err := headless.Demo(ctx, stdout, stderr, newModel); err != nil {
+			fmt.Fprintf(stderr, "agentls demo: %v\n", err)
+			return 1
+		}
+		return 0
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "agentls %s\n", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "agentls: unknown command %q\n%s", cmd, usage)
+	return 2
+}
+
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logFile := fs.String("log", "", "write logs to this file instead of stderr")
+	verbose := fs.Bool("v", false, "debug logging")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var logw io.Writer = stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		logw = f
+	}
+	log := newLogger(logw, *verbose)
+	opts, err := serverOptions(getenv, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls: %v\n", err)
+		return 1
+	}
+	lspserver.Version = version
+	if err := lspserver.Serve(ctx, stdio{stdin, stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("Server stopped", slog.String("err", err.Error()))
+		return 1
+	}
+	return 0
+}
+
+func newLogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// serverOptions wires the model configuration into the server. A missing
+// model is not an error here: the server starts and each run says what to
+// configure.
+func serverOptions(getenv func(string) string, log *slog.Logger) (*lspserver.Options, error) {
+	cfg, err := agent.LoadConfig(agent.DefaultConfigPath(getenv), getenv)
+	if err != nil {
+		return nil, err
+	}
+	log.Debug("Model config", slog.String("config", cfg.String()))
+	return &lspserver.Options{
+		Logger:   log,
+		MaxTurns: cfg.MaxTurns,
+		NewModel: func() (agent.Model, error) {
+			if cfg.Model == "" {
+				return nil, errors.New("no model configured: set AGENTLS_MODEL (and OPENAI_BASE_URL for a local server), or run `agentls demo`")
+			}
+			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log})
+		},
+	}, nil
+}
+
+// stdio joins stdin and stdout into the server's stream. Close closes
+// neither: the process owns them.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return nil }

@@ -1,0 +1,25 @@
+module github.com/agentls/agentls
+
+go 1.26.8
+
+require (
+	github.com/aymanbagabas/go-udiff v0.4.2
+	github.com/google/go-cmp v0.7.0
+	github.com/openai/openai-go/v3 v3.99.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	go.lsp.dev/jsonrpc2 v1.0.1
+	go.lsp.dev/protocol v1.0.1
+	go.lsp.dev/uri v1.0.1
+	golang.org/x/text v0.43.0
+	golang.org/x/tools v0.52.0
+)
+
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
+	golang.org/x/net v0.62.0 // indirect
+)

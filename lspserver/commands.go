@@ -1,0 +1,31 @@
+package lspserver
+
+// The workspace/executeCommand commands agentls provides.
+const (
+	// CommandPlan: Plan the selected change (read-only).
+	CommandPlan = "agentls.plan"
+	// CommandReview: Review the selection and publish findings as diagnostics.
+	CommandReview = "agentls.review"
+	// CommandExecute: Make the change, proposing every edit for approval.
+	CommandExecute = "agentls.execute"
+	// CommandCancel: Cancel one run ({"sessionId"}) or all runs (no argument).
+	CommandCancel = "agentls.cancel"
+)
+
+// Commands lists the commands advertised in initialize.
+var Commands = []string{CommandPlan, CommandReview, CommandExecute, CommandCancel}
+
+// Custom requests between agentls and its editor plugins.
+const (
+	// MethodSaveDocuments asks the client to save buffers:
+	// params {"uris": [...]}, result {"saved": [...]}. Sent only to clients
+	// that set capabilities.experimental.agentls.saveDocuments.
+	MethodSaveDocuments = "agentls/saveDocuments"
+)
+
+// Approval actions offered with window/showMessageRequest.
+const (
+	ActionApprove     = "Approve"
+	ActionDeny        = "Deny"
+	ActionAlwaysAllow = "Always allow in this session"
+)

@@ -1,0 +1,83 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// clientCall sends a request to the client bounded by timeout. When the
+// call is abandoned (timeout or cancel) it tells the client with
+// $/cancelRequest on a detached context, as gopls does.
+func (s *Server) clientCall(ctx context.Context, method string, params any, result any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
+	defer cancel()
+	var out jsonrpc2.RawMessage
+	id, err := s.conn.Call(cctx, method, jsonrpc2.RawMessage(raw), &out)
+	if err != nil {
+		if cctx.Err() != nil && id.IsValid() {
+			_ = s.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", map[string]any{"id": idValue(id)})
+		}
+		return err
+	}
+	if result != nil && len(out) > 0 {
+		return json.Unmarshal(out, result)
+	}
+	return nil
+}
+
+func idValue(id jsonrpc2.ID) any {
+	if n, ok := id.Number(); ok {
+		return n
+	}
+	str, _ := id.StringValue()
+	return str
+}
+
+// ask shows a question with actions and returns the chosen title. No
+// answer in time, an error, a null answer, a disconnected client or a
+// title that is not one of the actions all return "" — which every caller
+// treats as deny (E7).
+func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, actions ...string) string {
+	items := make([]map[string]string, len(actions))
+	for i, a := range actions {
+		items[i] = map[string]string{"title": a}
+	}
+	params := map[string]any{"type": typ, "message": msg, "actions": items}
+	var res *struct {
+		Title string `json:"title"`
+	}
+	if err := s.clientCall(ctx, "window/showMessageRequest", params, &res); err != nil {
+		reason := "error"
+		if errors.Is(err, context.DeadlineExceeded) {
+			reason = "timeout"
+		}
+		s.log.Warn("Question unanswered; treating as deny", slog.String("why", reason), slog.String("err", err.Error()))
+		return ""
+	}
+	if res == nil {
+		return ""
+	}
+	for _, a := range actions {
+		if res.Title == a {
+			return a
+		}
+	}
+	return ""
+}
+
+// logMessage sends window/logMessage; failures only go to the log.
+func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	raw, _ := json.Marshal(map[string]any{"type": typ, "message": msg})
+	if err := s.conn.Notify(context.WithoutCancel(ctx), "window/logMessage", jsonrpc2.RawMessage(raw)); err != nil {
+		s.log.Debug("logMessage failed", slog.String("err", err.Error()))
+	}
+}

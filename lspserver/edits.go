@@ -1,0 +1,125 @@
+package lspserver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// editCounts is the "edits" member of a command result (E3).
+type editCounts struct {
+	mu       sync.Mutex // guards the counts
+	Proposed int        `json:"proposed"`
+	Applied  int        `json:"applied"`
+	Rejected int        `json:"rejected"`
+}
+
+func (c *editCounts) add(proposed, applied, rejected int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Proposed += proposed
+	c.Applied += applied
+	c.Rejected += rejected
+}
+
+// proposer implements tools.EditProposer for one run: every change becomes
+// a workspace/applyEdit the user approves (E6); nothing is written to disk
+// by the server.
+type proposer struct {
+	s      *Server
+	ws     *workspace
+	counts *editCounts
+
+	mu    sync.Mutex         // guards dirty
+	dirty map[uri.URI]string // applied in a buffer, not yet on disk: rel path
+}
+
+func (p *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
+	out, err := p.propose(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	if out.Applied {
+		p.counts.add(1, 1, 0)
+	} else {
+		p.counts.add(1, 0, 1)
+	}
+	return out, nil
+}
+
+func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
+	s := p.s
+	u := s.uriFor(ch.Path)
+	doc, open := s.docs.get(u)
+	disk, onDisk := p.ws.disk(ch.Path)
+
+	// T17: the proposal must apply to what the user has now.
+	cur, exists := disk, onDisk
+	if open {
+		cur, exists = doc.text, true
+	}
+	switch {
+	case ch.Create && exists:
+		return refuse("stale_file: %s was created meanwhile; read it first", ch.Path), nil
+	case !ch.Create && !exists:
+		return refuse("stale_file: %s no longer exists", ch.Path), nil
+	case !ch.Create && cur != string(ch.Old):
+		return refuse("stale_file: %s changed since it was read; read it again", ch.Path), nil
+	}
+	s.mu.Lock()
+	caps := s.caps
+	s.mu.Unlock()
+	if !caps.applyEdit {
+		return refuse("the editor cannot apply workspace edits"), nil
+	}
+	if ch.Create && caps.documentChanges && !caps.createFiles {
+		return refuse("the editor cannot create files; ask the user to create %s", ch.Path), nil
+	}
+	hs := computeHunks(cur, string(ch.New))
+	if len(hs) == 0 {
+		return &tools.EditOutcome{Applied: true, Saved: !open || doc.text == disk, Reason: "no change"}, nil
+	}
+
+	// Clients that cannot show per-hunk confirmation get one question with
+	// the diff first; Neovim, for one, applies edits the moment they arrive.
+	if !caps.annotations {
+		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
+		if s.ask(ctx, protocol.MessageTypeInfo, msg, ActionApprove, ActionDeny) != ActionApprove {
+			return refuse("the user declined the change to %s", ch.Path), nil
+		}
+	}
+
+	var version *int32
+	if open {
+		v := doc.version
+		version = &v
+	}
+	params := buildEdit(caps, u, ch, version, cur, hs)
+	var res struct {
+		Applied       bool   `json:"applied"`
+		FailureReason string `json:"failureReason"`
+	}
+	if err := s.clientCall(ctx, "workspace/applyEdit", params, &res); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return refuse("the editor did not apply the change (%v)", err), nil
+	}
+	if !res.Applied {
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "the user rejected the change"
+		}
+		return refuse("%s", reason), nil
+	}
+	return p.verify(ctx, ch, u, cur, hs, open, doc.version, open && doc.text != disk)
+}
+
+func refuse(format string, args ...any) *tools.EditOutcome {
+	return &tools.EditOutcome{Applied: false, Reason: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,120 @@
+package lspserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// maxInstruction bounds the instruction text; longer input is cut (A12).
+const maxInstruction = 100000
+
+// commandArgs is the one argument of plan, review and execute (E3).
+type commandArgs struct {
+	URI         string          `json:"uri"`
+	Range       *protocol.Range `json:"range,omitempty"`
+	Instruction string          `json:"instruction"`
+}
+
+func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage) (any, error) {
+	var p struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams("executeCommand: " + err.Error())
+	}
+	var mode string
+	switch p.Command {
+	case CommandPlan:
+		mode = "plan"
+	case CommandReview:
+		mode = "review"
+	case CommandExecute:
+		mode = "execute"
+	case CommandCancel:
+		return s.cancelCommand(p.Arguments)
+	default:
+		return nil, invalidParams(fmt.Sprintf("unknown command %q; want one of %s", p.Command, strings.Join(Commands, ", ")))
+	}
+	if len(p.Arguments) != 1 {
+		return nil, invalidParams(fmt.Sprintf("%s takes one argument {uri, range?, instruction}, got %d", p.Command, len(p.Arguments)))
+	}
+	var a commandArgs
+	dec := json.NewDecoder(bytes.NewReader(p.Arguments[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return nil, invalidParams(fmt.Sprintf("%s argument: %v", p.Command, err))
+	}
+	if a.URI == "" {
+		return nil, invalidParams(p.Command + ": uri is required")
+	}
+	a.Instruction = strings.TrimSpace(a.Instruction)
+	if a.Instruction == "" {
+		if mode != "review" {
+			return nil, invalidParams(p.Command + ": instruction is required")
+		}
+		a.Instruction = "Review this code for bugs, security problems and unclear error handling."
+	}
+	res, err := s.runAgent(ctx, mode, &a)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	return jsonrpc2.RawMessage(raw), nil
+}
+
+// resolveTarget checks the command's URI and returns it as a
+// workspace-relative path ("." for the root).
+func (s *Server) resolveTarget(raw string) (string, error) {
+	u, err := uri.Parse(raw)
+	if err != nil || u.Scheme() != "file" {
+		return "", invalidParams(fmt.Sprintf("uri %q is not a file URI", raw))
+	}
+	rel, err := sandbox.ResolvePath(s.root, u.FsPath())
+	if err != nil {
+		return "", failf(ReasonPathEscape, fmt.Sprintf("uri %q is outside the workspace", raw))
+	}
+	return rel, nil
+}
+
+func (s *Server) cancelCommand(args []json.RawMessage) (any, error) {
+	var ids []string
+	switch len(args) {
+	case 0:
+		s.mu.Lock()
+		for id := range s.runs {
+			ids = append(ids, id)
+		}
+		s.mu.Unlock()
+	case 1:
+		var a struct {
+			SessionID string `json:"sessionId"`
+		}
+		if err := json.Unmarshal(args[0], &a); err != nil || a.SessionID == "" {
+			return nil, invalidParams(`agentls.cancel takes {"sessionId": "..."} or no argument`)
+		}
+		ids = []string{a.SessionID}
+	default:
+		return nil, invalidParams("agentls.cancel takes at most one argument")
+	}
+	cancelled := []string{}
+	for _, id := range ids {
+		if s.cancelRun(id) {
+			cancelled = append(cancelled, id)
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"cancelled": cancelled})
+	return jsonrpc2.RawMessage(raw), nil
+}

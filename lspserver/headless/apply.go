@@ -1,0 +1,159 @@
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/lspserver"
+)
+
+type docEdit struct {
+	Kind         string `json:"kind"` // "create" for a resource operation
+	URI          string `json:"uri"`
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	Edits []struct {
+		Range        protocol.Range `json:"range"`
+		NewText      string         `json:"newText"`
+		AnnotationID string         `json:"annotationId"`
+	} `json:"edits"`
+}
+
+type annotation struct {
+	Label             string `json:"label"`
+	NeedsConfirmation bool   `json:"needsConfirmation"`
+}
+
+// applyEdit shows the proposal, asks for each annotated hunk, and writes
+// the approved hunks to disk atomically. Refused hunks are never written.
+func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
+	var p struct {
+		Edit struct {
+			DocumentChanges   []docEdit             `json:"documentChanges"`
+			ChangeAnnotations map[string]annotation `json:"changeAnnotations"`
+		} `json:"edit"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	created := map[string]bool{}
+	applied := false
+	for _, dc := range p.Edit.DocumentChanges {
+		if dc.Kind == "create" {
+			created[dc.URI] = true
+			continue
+		}
+		if dc.Kind != "" {
+			return fail("unsupported resource operation " + dc.Kind), nil
+		}
+		path, rel, err := c.pathOf(dc.TextDocument.URI)
+		if err != nil {
+			return fail(err.Error()), nil
+		}
+		old := ""
+		if b, err := os.ReadFile(path); err == nil {
+			old = string(b)
+		} else if !created[dc.TextDocument.URI] {
+			return fail(rel + " does not exist"), nil
+		}
+		var all, keep []protocol.TextEdit
+		for _, e := range dc.Edits {
+			all = append(all, protocol.TextEdit{Range: e.Range, NewText: e.NewText})
+		}
+		proposed, err := lspserver.ApplyEdits(old, all)
+		if err != nil {
+			return fail(err.Error()), nil
+		}
+		c.out.diff(rel, udiff.Unified("a/"+rel, "b/"+rel, old, proposed))
+		for i, e := range dc.Edits {
+			label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(dc.Edits), rel)
+			if a, ok := p.Edit.ChangeAnnotations[e.AnnotationID]; ok {
+				label = a.Label
+			}
+			if c.confirm("Apply " + label + "?") {
+				keep = append(keep, all[i])
+			}
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		next, err := lspserver.ApplyEdits(old, keep)
+		if err != nil {
+			return fail(err.Error()), nil
+		}
+		if err := writeAtomic(path, []byte(next)); err != nil {
+			return fail("write " + rel + ": " + err.Error()), nil
+		}
+		applied = true
+	}
+	if !applied {
+		return fail("rejected by the user"), nil
+	}
+	return map[string]any{"applied": true}, nil
+}
+
+func fail(reason string) map[string]any {
+	return map[string]any{"applied": false, "failureReason": reason}
+}
+
+// pathOf maps a file URI to a path inside the workspace; the client checks
+// containment itself rather than trusting the server.
+func (c *client) pathOf(raw string) (path, rel string, err error) {
+	u, err := uri.Parse(raw)
+	if err != nil || u.Scheme() != "file" {
+		return "", "", fmt.Errorf("not a file URI: %s", raw)
+	}
+	path = filepath.Clean(u.FsPath())
+	rel, err = filepath.Rel(c.root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", "", fmt.Errorf("refusing an edit outside the workspace")
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		if r, err := filepath.Rel(c.root, real); err != nil || strings.HasPrefix(r, "..") {
+			return "", "", fmt.Errorf("refusing an edit outside the workspace")
+		}
+	}
+	return path, filepath.ToSlash(rel), nil
+}
+
+// writeAtomic writes data next to path and renames it into place, keeping
+// the file's mode, so a crash never leaves a half-written file.
+func writeAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".agentls-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

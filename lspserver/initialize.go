@@ -1,0 +1,125 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Version is reported in serverInfo; cmd sets it at link time.
+var Version = "dev"
+
+func (s *Server) initialize(ctx context.Context, params jsonrpc2.RawMessage) (any, error) {
+	var p protocol.InitializeParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	root, err := workspaceRoot(&p)
+	if err != nil {
+		return nil, invalidParams(err.Error())
+	}
+	caps := readCaps(&p.Capabilities)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != stateNew {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already called")
+	}
+	s.state, s.root, s.caps = stateInitialized, root, caps
+
+	sync := protocol.TextDocumentSyncKindIncremental
+	t := true
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			PositionEncoding: protocol.PositionEncodingKindUTF16,
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: &t, Change: &sync, Save: protocol.Boolean(true),
+			},
+			CodeActionProvider: &protocol.CodeActionOptions{
+				CodeActionKinds: []protocol.CodeActionKind{codeActionKind},
+			},
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
+				WorkDoneProgressOptions: protocol.WorkDoneProgressOptions{WorkDoneProgress: &t},
+				Commands:                slices.Clone(Commands),
+			},
+		},
+		ServerInfo: protocol.ServerInfo{Name: "agentls", Version: protocol.NewOptional(Version)},
+	}, nil
+}
+
+func (s *Server) shutdown(ctx context.Context) (any, error) {
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	s.stopRuns()
+	return nil, nil
+}
+
+// workspaceRoot picks the first workspace folder, else rootUri, else
+// rootPath, and resolves symlinks so later containment checks compare real
+// paths.
+func workspaceRoot(p *protocol.InitializeParams) (string, error) {
+	var dir string
+	if folders, ok := p.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+		dir = folders[0].URI.FsPath()
+	} else if p.RootURI != nil && !p.RootURI.IsZero() {
+		dir = p.RootURI.FsPath()
+	} else if rp, ok := p.RootPath.Get(); ok && rp != "" {
+		dir = rp
+	}
+	if dir == "" {
+		return "", errorString("initialize: no workspace folder, rootUri or rootPath")
+	}
+	if !filepath.IsAbs(dir) {
+		return "", errorString("initialize: workspace root is not absolute")
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", errorString("initialize: workspace root does not exist")
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", errorString("initialize: workspace root is not a directory")
+	}
+	return real, nil
+}
+
+func readCaps(c *protocol.ClientCapabilities) clientCaps {
+	var caps clientCaps
+	if w := c.Workspace; w != nil {
+		caps.applyEdit = w.ApplyEdit != nil && *w.ApplyEdit
+		if we := w.WorkspaceEdit; we != nil {
+			caps.documentChanges = we.DocumentChanges != nil && *we.DocumentChanges
+			caps.annotations = we.ChangeAnnotationSupport != nil
+			caps.createFiles = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindCreate)
+		}
+	}
+	if w := c.Window; w != nil {
+		caps.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+	}
+	if len(c.Experimental) > 0 {
+		var exp struct {
+			Agentls struct {
+				SaveDocuments bool `json:"saveDocuments"`
+			} `json:"agentls"`
+		}
+		if json.Unmarshal(c.Experimental, &exp) == nil {
+			caps.saveDocuments = exp.Agentls.SaveDocuments
+		}
+	}
+	return caps
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// uriFor returns the file URI of a workspace-relative slash path.
+func (s *Server) uriFor(rel string) uri.URI {
+	return uri.File(filepath.Join(s.root, filepath.FromSlash(rel)))
+}

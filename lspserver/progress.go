@@ -1,0 +1,83 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+)
+
+const tokenPrefix = "agentls-"
+
+// progress reports one run with $/progress (E8) and turns the run's
+// events into log messages. It implements agent.Reporter.
+type progress struct {
+	s       *Server
+	ctx     context.Context
+	token   string
+	enabled bool
+	onEvent func(agent.Event) // optional extra observer
+}
+
+func (s *Server) beginProgress(ctx context.Context, sessionID, title string) *progress {
+	p := &progress{s: s, ctx: ctx, token: tokenPrefix + sessionID}
+	s.mu.Lock()
+	enabled := s.caps.workDoneProgress
+	s.mu.Unlock()
+	if enabled {
+		err := s.clientCall(ctx, "window/workDoneProgress/create", map[string]any{"token": p.token}, nil)
+		p.enabled = err == nil
+	}
+	p.send(map[string]any{"kind": "begin", "title": title, "cancellable": true, "message": "starting"})
+	return p
+}
+
+func (p *progress) send(value map[string]any) {
+	if !p.enabled {
+		return
+	}
+	raw, _ := json.Marshal(map[string]any{"token": p.token, "value": value})
+	_ = p.s.conn.Notify(context.WithoutCancel(p.ctx), "$/progress", jsonrpc2.RawMessage(raw))
+}
+
+// Report implements agent.Reporter.
+func (p *progress) Report(e agent.Event) {
+	if p.onEvent != nil {
+		p.onEvent(e)
+	}
+	switch e.Kind {
+	case agent.EventToolCall:
+		p.send(map[string]any{"kind": "report", "message": fmt.Sprintf("turn %d: %s", e.Turn, e.Tool)})
+	case agent.EventToolResult:
+		if e.Code != "" {
+			p.s.logMessage(p.ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s refused: %s", e.Tool, e.Message))
+		}
+	case agent.EventRetry, agent.EventWarning:
+		p.s.logMessage(p.ctx, protocol.MessageTypeWarning, "agentls: "+e.Message)
+	}
+}
+
+func (p *progress) end(msg string) {
+	p.send(map[string]any{"kind": "end", "message": msg})
+}
+
+// progressCancel handles window/workDoneProgress/cancel for a run's token.
+func (s *Server) progressCancel(params jsonrpc2.RawMessage) error {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return err
+	}
+	var tok string
+	if json.Unmarshal(p.Token, &tok) != nil || !strings.HasPrefix(tok, tokenPrefix) {
+		return nil // not ours
+	}
+	s.cancelRun(strings.TrimPrefix(tok, tokenPrefix))
+	return nil
+}

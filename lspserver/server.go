@@ -1,0 +1,137 @@
+package lspserver
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/tools"
+)
+
+// Options configures a [Server]. A nil *Options means defaults.
+type Options struct {
+	// NewModel returns the model for one run. An error fails the run with
+	// reason model.unavailable and the error's message (which must not
+	// contain secrets).
+	NewModel func() (agent.Model, error)
+	// Registry holds the tools; nil means the built-ins.
+	Registry *tools.Registry
+	// ApprovalTimeout bounds every question to the user; no answer in time
+	// means deny (E7). Zero means 5 minutes.
+	ApprovalTimeout time.Duration
+	// SaveTimeout bounds the wait for approved edits to reach the disk.
+	// Zero means 30 seconds.
+	SaveTimeout time.Duration
+	// MaxTurns bounds each run; zero means agent.DefaultMaxTurns.
+	MaxTurns int
+	// Logger receives server logs (never stdout). Nil discards them.
+	Logger *slog.Logger
+}
+
+// Serve speaks LSP over rwc until the client exits, the stream ends or ctx
+// is done, then stops every run and returns once all its goroutines have.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
+	s := newServer(opts)
+	conn := NewConn(rwc)
+	s.conn = conn
+	conn.Go(ctx, s.handle)
+	select {
+	case <-conn.Done():
+	case <-s.exited:
+	case <-ctx.Done():
+	}
+	s.stopRuns()
+	err := conn.Close()
+	s.wg.Wait()
+	if cerr := conn.Err(); cerr != nil {
+		return cerr
+	}
+	_ = err // closing a finished stream may report an already-closed pipe
+	return nil
+}
+
+// Server is one LSP connection: one client, one workspace.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	reg  *tools.Registry
+	conn jsonrpc2.Conn
+	docs *documents
+
+	exited   chan struct{}
+	exitOnce sync.Once
+	wg       sync.WaitGroup // runs and other goroutines the server started
+
+	mu       sync.Mutex // guards the fields below
+	state    lifecycle
+	root     string // absolute, symlinks resolved
+	caps     clientCaps
+	inflight map[jsonrpc2.ID]*pendingCall
+	runs     map[string]*runState
+	always   map[string]bool // "always allow" answers of this session
+	diagURIs map[string]bool // URIs holding agentls diagnostics
+}
+
+type lifecycle int
+
+const (
+	stateNew lifecycle = iota
+	stateInitialized
+	stateShutdown
+)
+
+// clientCaps are the client capabilities agentls acts on.
+type clientCaps struct {
+	applyEdit        bool
+	documentChanges  bool
+	annotations      bool
+	createFiles      bool
+	workDoneProgress bool
+	saveDocuments    bool // experimental.agentls.saveDocuments
+}
+
+func newServer(opts *Options) *Server {
+	s := &Server{
+		docs:     newDocuments(),
+		exited:   make(chan struct{}),
+		inflight: make(map[jsonrpc2.ID]*pendingCall),
+		runs:     make(map[string]*runState),
+		always:   make(map[string]bool),
+		diagURIs: make(map[string]bool),
+	}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.ApprovalTimeout <= 0 {
+		s.opts.ApprovalTimeout = 5 * time.Minute
+	}
+	if s.opts.SaveTimeout <= 0 {
+		s.opts.SaveTimeout = 30 * time.Second
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.reg = s.opts.Registry
+	if s.reg == nil {
+		s.reg = tools.NewRegistry()
+		s.reg.MustRegister(tools.Builtins()...)
+	}
+	return s
+}
+
+// stopRuns cancels every run; Serve then waits for them.
+func (s *Server) stopRuns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		r.cancel()
+	}
+}
+
+func (s *Server) exit() { s.exitOnce.Do(func() { close(s.exited) }) }

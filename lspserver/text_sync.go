@@ -1,0 +1,41 @@
+package lspserver
+
+import (
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+func (s *Server) didOpen(params jsonrpc2.RawMessage) error {
+	var p protocol.DidOpenTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.docs.open(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	return nil
+}
+
+func (s *Server) didChange(params jsonrpc2.RawMessage) error {
+	var p protocol.DidChangeTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	return s.docs.change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
+}
+
+func (s *Server) didClose(params jsonrpc2.RawMessage) error {
+	var p protocol.DidCloseTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.docs.close(p.TextDocument.URI)
+	return nil
+}
+
+func (s *Server) didSave(params jsonrpc2.RawMessage) error {
+	var p protocol.DidSaveTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.docs.didSave(p.TextDocument.URI)
+	return nil
+}

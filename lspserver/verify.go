@@ -1,0 +1,189 @@
+package lspserver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// verifyTimeout bounds the wait for an applied edit to show up in the
+// overlay or on disk.
+const verifyTimeout = 5 * time.Second
+
+// verify re-reads the document after the client said it applied the edit
+// and reports which hunks really landed, then makes sure the result
+// reaches the disk without saving edits of the user's own.
+func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, old string, hs []hunk, wasOpen bool, oldVersion int32, userDirty bool) (*tools.EditOutcome, error) {
+	expected := string(ch.New)
+	got, fromBuffer, seen := p.await(ctx, u, ch.Path, expected, wasOpen, oldVersion)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	out := &tools.EditOutcome{}
+	if !seen {
+		// The editor applied it to a hidden buffer we cannot see; it lands
+		// on disk when the user saves.
+		p.markDirty(u, ch.Path)
+		out.Applied = true
+		out.Reason = "the editor applied the change to an unsaved buffer; it is not on disk yet"
+		for i, h := range hs {
+			out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.lines, Applied: true})
+		}
+		return out, nil
+	}
+	applied, ok := landed(old, got, hs)
+	n := 0
+	for i, h := range hs {
+		out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.lines, Applied: applied[i]})
+		if applied[i] {
+			n++
+		}
+	}
+	switch {
+	case !ok:
+		out.Reason = "the file does not show the proposed change (it was edited meanwhile); read it again"
+		return out, nil
+	case n == 0:
+		out.Reason = "the user refused every hunk"
+		return out, nil
+	case n < len(hs):
+		out.Reason = fmt.Sprintf("the user applied %d of %d hunks and refused the rest", n, len(hs))
+	}
+	out.Applied = true
+	if !fromBuffer {
+		out.Saved = true // it was read back from disk
+		return out, nil
+	}
+	if userDirty {
+		out.Reason = joinReason(out.Reason, "not saved: the buffer also holds unsaved edits of the user's")
+		return out, nil
+	}
+	out.Saved = p.save(ctx, u, ch.Path, got)
+	return out, nil
+}
+
+// await waits until the edit shows: in the overlay when the document is
+// open (a new version), or on disk. seen is false when it never showed.
+func (p *proposer) await(ctx context.Context, u uri.URI, rel, expected string, wasOpen bool, oldVersion int32) (got string, fromBuffer, seen bool) {
+	s := p.s
+	if !wasOpen {
+		if d, ok := p.ws.disk(rel); ok && d == expected {
+			return d, false, true // a client that writes the disk (headless)
+		}
+		if s.saveDocumentsSupported() && p.saveDocs(ctx, u) {
+			if d, ok := p.ws.disk(rel); ok {
+				return d, false, true
+			}
+		}
+	}
+	timer := time.NewTimer(verifyTimeout)
+	defer timer.Stop()
+	for {
+		changed := s.docs.changes()
+		if doc, ok := s.docs.get(u); ok && (!wasOpen || doc.version != oldVersion || doc.text == expected) {
+			return doc.text, true, true
+		}
+		if d, ok := p.ws.disk(rel); ok && d == expected {
+			return d, false, true
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			if doc, ok := s.docs.get(u); ok {
+				return doc.text, true, true
+			}
+			return "", false, false
+		case <-ctx.Done():
+			return "", false, false
+		}
+	}
+}
+
+func (s *Server) saveDocumentsSupported() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps.saveDocuments
+}
+
+// save gets an applied buffer onto the disk: at once through our plugins'
+// agentls/saveDocuments, or at the end of the run by asking the user.
+func (p *proposer) save(ctx context.Context, u uri.URI, rel, want string) bool {
+	if !p.s.saveDocumentsSupported() {
+		p.markDirty(u, rel)
+		return false
+	}
+	if !p.saveDocs(ctx, u) {
+		return false
+	}
+	d, ok := p.ws.disk(rel)
+	return ok && d == want
+}
+
+func (p *proposer) saveDocs(ctx context.Context, uris ...uri.URI) bool {
+	list := make([]string, len(uris))
+	for i, u := range uris {
+		list[i] = u.String()
+	}
+	var res struct {
+		Saved []string `json:"saved"`
+	}
+	if err := p.s.clientCall(ctx, MethodSaveDocuments, map[string]any{"uris": list}, &res); err != nil {
+		return false
+	}
+	return len(res.Saved) == len(list)
+}
+
+func (p *proposer) markDirty(u uri.URI, rel string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dirty == nil {
+		p.dirty = make(map[uri.URI]string)
+	}
+	p.dirty[u] = rel
+}
+
+// flush asks a client without agentls/saveDocuments to save the buffers
+// the run changed, then waits for their didSave (bounded). It returns the
+// paths still not saved.
+func (p *proposer) flush(ctx context.Context) []string {
+	p.mu.Lock()
+	dirty := p.dirty
+	p.dirty = nil
+	p.mu.Unlock()
+	if len(dirty) == 0 {
+		return nil
+	}
+	var names []string
+	waits := map[string]<-chan struct{}{}
+	for u, rel := range dirty {
+		names = append(names, rel)
+		waits[rel] = p.s.docs.waitSaved(u)
+	}
+	msg := fmt.Sprintf("agentls changed %v in the editor. Save them so commands and tests see the changes.", names)
+	if p.s.ask(ctx, protocol.MessageTypeInfo, msg, "I saved them", "Not now") == "" {
+		return names
+	}
+	var left []string
+	wctx, cancel := context.WithTimeout(ctx, p.s.opts.SaveTimeout)
+	defer cancel()
+	for rel, ch := range waits {
+		select {
+		case <-ch:
+		case <-wctx.Done():
+			left = append(left, rel)
+		}
+	}
+	return left
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

@@ -1,0 +1,48 @@
+// Package prompts holds agentls's prompt templates, embedded with go:embed,
+// and typed functions that render them. It owns no logic beyond rendering.
+//
+// Prompts are the instruction layer only: nothing here is a security
+// boundary. Keep them lean, because the system prompt is resent with every
+// model request.
+package prompts
+
+import (
+	"bytes"
+	"embed"
+	"text/template"
+)
+
+//go:embed *.md.tmpl
+var files embed.FS
+
+var tmpl = template.Must(template.ParseFS(files, "*.md.tmpl"))
+
+// SystemData fills the system prompt.
+type SystemData struct {
+	Mode  string   // plan, review or execute
+	Tools []string // names of the tools offered in this run
+}
+
+// System renders the system prompt for one run.
+func System(d SystemData) string { return render("system.md.tmpl", d) }
+
+// TaskData fills the user's task message.
+type TaskData struct {
+	Instruction string
+	Path        string // workspace-relative file the command was run on, if any
+	Range       string // "L12:C1-L20:C5", 1-based, if a selection was given
+	Selection   string // the selected text, if any
+}
+
+// Task renders the first user message of a run.
+func Task(d TaskData) string { return render("task.md.tmpl", d) }
+
+func render(name string, data any) string {
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		// The templates are fixed at compile time and tested; an error here
+		// is a bug, and the bare data still makes a usable prompt.
+		return name + ": " + err.Error()
+	}
+	return b.String()
+}

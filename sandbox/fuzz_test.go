@@ -1,0 +1,80 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzResolvePath checks that ResolvePath never panics, refuses only with a
+// *PolicyError that does not leak host paths, and that an accepted path is
+// local to the root and, as far as it exists on disk, really inside it.
+func FuzzResolvePath(f *testing.F) {
+	fx := newFixture(f)
+	fx.apply(f,
+		sl("up", ".."), sl("out", "{{OUTSIDE}}"), sl("a", "b"), sl("b", "a"),
+		sl("in", "src"), sl("abs", "{{ROOT}}/src"), sl("dangle", "{{OUTSIDE}}/new.txt"),
+		sl("docs/parent", ".."), sl("docs/sub/esc", "../../../outside/secret.txt"),
+		sl("here", "."), sl("grow", "grow/grow"),
+	)
+	for _, c := range loadPolicyCases(f) {
+		f.Add(fx.expand(c.Path))
+	}
+	for _, s := range []string{
+		"", ".", "..", "src/../..", "up/outside/secret.txt", "out/secret.txt", "a/b", "in/main.go",
+		"abs/../..", "dangle", "docs/parent/up", "docs/sub/esc", "here/here/up", "grow/x",
+		"file://" + fx.root + "/up/x", "file://" + fx.outside + "/secret.txt", "file:///%2e%2e",
+		fx.root + "/../outside", "~/x", "$HOME", "src/\u202egnp.go", strings.Repeat("../", 50),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		rel, err := ResolvePath(fx.root, p)
+		if err != nil {
+			pe, ok := errors.AsType[*PolicyError](err)
+			if !ok {
+				t.Fatalf("ResolvePath(%q) error %T is not a *PolicyError", p, err)
+			}
+			if pe.Subject != p {
+				t.Fatalf("subject %q is not the path as given %q", pe.Subject, p)
+			}
+			if strings.Contains(pe.Reason, fx.outside) {
+				t.Fatalf("reason leaks the outside path: %q", pe.Reason)
+			}
+			return
+		}
+		if rel != "." && !filepath.IsLocal(filepath.FromSlash(rel)) {
+			t.Fatalf("ResolvePath(%q) = %q: not local", p, rel)
+		}
+		if rel != filepath.ToSlash(filepath.Clean(rel)) {
+			t.Fatalf("ResolvePath(%q) = %q: not clean", p, rel)
+		}
+		checkInside(t, fx.root, rel)
+	})
+}
+
+// checkInside resolves the longest existing prefix of rel with the OS and
+// checks that it is inside root and that rel holds no symlink there.
+func checkInside(t *testing.T, root, rel string) {
+	t.Helper()
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	for {
+		if _, err := os.Lstat(full); err == nil {
+			break
+		}
+		full = filepath.Dir(full)
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return // e.g. a loop beyond the checked prefix; nothing was followed
+	}
+	r, err := filepath.Rel(root, real)
+	if err != nil || !(r == "." || filepath.IsLocal(r)) {
+		t.Fatalf("%q resolves outside the root", rel)
+	}
+	if real != full {
+		t.Fatalf("%q still holds a symlink: %q resolves to %q", rel, full, real)
+	}
+}

@@ -1,0 +1,235 @@
+-- Headless Neovim end-to-end test for editors/nvim (DESIGN.md E13), run by
+-- cmd/agentls/e2e_test.go as
+--
+--   nvim --headless --clean -u testdata/e2e/nvim/init.lua
+--
+-- in a copy of testdata/e2e/workspace, with the fake model playing
+-- testdata/e2e/scripts/nvim.jsonl (plan, execute, review, in that order).
+-- Environment:
+--   AGENTLS_E2E_BIN     the agentls binary
+--   AGENTLS_E2E_PLUGIN  the repo's editors/nvim (put on 'runtimepath')
+--   AGENTLS_E2E_RESULT  where to write the result JSON
+-- Prompts never block: vim.ui.select picks "Approve" (showMessageRequest) or
+-- "Apply" (edit preview), vim.ui.input answers the scripted instruction.
+-- Exit code 0 when every check passed, 1 otherwise.
+
+local function getenv(k)
+  local v = os.getenv(k)
+  if not v or v == "" then
+    io.stderr:write("e2e: " .. k .. " is not set\n")
+    vim.cmd("cquit 2")
+  end
+  return v
+end
+
+local result_path = getenv("AGENTLS_E2E_RESULT")
+vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
+vim.opt.swapfile = false
+vim.opt.shortmess:append("F")
+vim.lsp.set_log_level("debug")
+
+local checks, failures, prompts = {}, {}, {}
+
+local function check(cond, what, detail)
+  local line = (cond and "ok   " or "FAIL ") .. what
+  if not cond and detail ~= nil then
+    line = line .. ": " .. (type(detail) == "string" and detail or vim.inspect(detail))
+  end
+  table.insert(checks, line)
+  if not cond then
+    table.insert(failures, line)
+  end
+  io.stdout:write(line .. "\n")
+  return cond
+end
+
+local finished = false
+local function finish()
+  if finished then
+    return
+  end
+  finished = true
+  local agentls = package.loaded["agentls"]
+  local out = {
+    ok = #failures == 0,
+    checks = checks,
+    failures = failures,
+    prompts = prompts,
+    lsp_log = vim.lsp.get_log_path(),
+  }
+  local f = io.open(result_path, "w")
+  if f then
+    f:write(vim.json.encode(out))
+    f:close()
+  end
+  if agentls and agentls.client_id then
+    vim.lsp.stop_client(agentls.client_id)
+    vim.wait(3000, function()
+      return agentls.client_id == nil
+    end, 50)
+  end
+  io.stdout:write(string.format("nvim e2e: %d checks ok, %d failed\n", #checks - #failures, #failures))
+  vim.cmd(#failures == 0 and "qall!" or "cquit 1")
+end
+
+-- Scripted UI: never block, record every prompt.
+local inputs = { "Capitalize the greeting." }
+vim.ui.select = function(items, opts, on_choice)
+  local choice
+  for _, want in ipairs({ "Approve", "Apply" }) do
+    if vim.tbl_contains(items, want) then
+      choice = want
+      break
+    end
+  end
+  table.insert(prompts, { kind = "select", prompt = opts and opts.prompt, items = items, choice = choice })
+  on_choice(choice)
+end
+vim.ui.input = function(opts, on_confirm)
+  local answer = table.remove(inputs, 1)
+  table.insert(prompts, { kind = "input", prompt = opts and opts.prompt, answer = answer })
+  on_confirm(answer)
+end
+-- The plugin answers showMessageRequest per client; this global fallback
+-- makes sure the blocking default (inputlist) can never run here.
+vim.lsp.handlers["window/showMessageRequest"] = function(_, params)
+  table.insert(prompts, { kind = "showMessageRequest (global fallback)", prompt = params.message })
+  for _, a in ipairs(params.actions or {}) do
+    if a.title == "Approve" then
+      return a
+    end
+  end
+  return vim.NIL
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, "r"))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+local function buf_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") .. "\n"
+end
+
+local agentls = require("agentls")
+
+-- wait_result waits for the next command result (set by the plugin).
+local function wait_result(what, ms)
+  local ok = vim.wait(ms or 20000, function()
+    return agentls.last_result ~= nil
+  end, 50)
+  check(ok, what .. ": result arrived")
+  local r = agentls.last_result or {}
+  if r.err then
+    check(false, what .. ": no error", r.err)
+  end
+  return r.result or {}
+end
+
+local function run()
+  agentls.setup({ cmd = { getenv("AGENTLS_E2E_BIN"), "serve" } })
+
+  vim.cmd("edit main.go")
+  local bufnr = vim.api.nvim_get_current_buf()
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  local before = read_file(path)
+
+  if not check(vim.wait(15000, function()
+    return agentls.initialized
+  end, 50), "server initialized") then
+    return
+  end
+  local client = agentls.client()
+  check(client and vim.lsp.buf_is_attached(bufnr, client.id), "main.go attached to the agentls client")
+  local cmds = client.server_capabilities.executeCommandProvider and client.server_capabilities.executeCommandProvider.commands or {}
+  check(vim.tbl_contains(cmds, "agentls.execute"), "E2 server advertises agentls.execute", cmds)
+
+  -- Code actions on a range offer plan / review / execute (E2).
+  local resp = vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 4, character = 0 }, ["end"] = { line = 6, character = 1 } },
+    context = { diagnostics = {} },
+  }, 5000)
+  local titles = {}
+  for _, r in pairs(resp or {}) do
+    for _, a in ipairs(r.result or {}) do
+      table.insert(titles, a.title)
+    end
+  end
+  check(#titles == 3, "E2 three code actions for a selection", titles)
+
+  -- Plan: read-only, a summary comes back and nothing changes (E4).
+  agentls.last_result = nil
+  vim.cmd("AgentPlan Explain how main.go greets and plan capitalizing it")
+  local plan = wait_result("plan")
+  check(plan.status == "done", "plan status done", plan)
+  check(type(plan.summary) == "string" and plan.summary ~= "", "plan summary arrived", plan.summary)
+  check(buf_text(bufnr) == before, "plan left the buffer unchanged")
+  check(read_file(path) == before, "plan left the file unchanged")
+  check(agentls.last_preview == nil, "plan proposed no edit")
+
+  -- Execute on lines 5-7 without arguments: the instruction is asked with
+  -- vim.ui.input, the edit is previewed and applied, then saved (E6, E13).
+  agentls.last_result = nil
+  vim.cmd("5,7AgentExecute")
+  local exec = wait_result("execute")
+  check(exec.status == "done", "execute status done", exec)
+  local e = exec.edits or {}
+  check(e.proposed == 1 and e.applied == 1 and e.rejected == 0, "execute edits {proposed 1, applied 1, rejected 0}", e)
+  local asked = vim.tbl_filter(function(p)
+    return p.kind == "input"
+  end, prompts)
+  check(#asked == 1 and asked[1].answer == "Capitalize the greeting.", "instruction asked with vim.ui.input", prompts)
+  local preview = table.concat(agentls.last_preview or {}, "\n")
+  check(preview:find('+\treturn "Hello, " + name', 1, true) ~= nil, "diff preview shows the change", agentls.last_preview)
+  check(preview:find('-\treturn "hello, " + name', 1, true) ~= nil, "diff preview shows the old line", agentls.last_preview)
+  local after = before:gsub('"hello, "', '"Hello, "')
+  check(buf_text(bufnr) == after, "edit landed in the buffer", buf_text(bufnr))
+  local saved = vim.wait(5000, function()
+    return read_file(path) == after
+  end, 50)
+  check(saved, "edit is on disk (agentls/saveDocuments)", read_file(path))
+  check(not vim.bo[bufnr].modified, "buffer is not modified after the save")
+  check(#vim.api.nvim_list_wins() == 1, "diff preview window closed")
+
+  -- Review: findings become diagnostics and the quickfix list (E5).
+  agentls.last_result = nil
+  vim.cmd("AgentReview")
+  local review = wait_result("review")
+  check(review.status == "done", "review status done", review)
+  check(review.findings and #review.findings == 1, "review returned one finding", review.findings)
+  local diags = {}
+  vim.wait(3000, function()
+    diags = vim.diagnostic.get(bufnr)
+    return #diags > 0
+  end, 50)
+  check(#diags == 1, "one diagnostic on main.go", diags)
+  if diags[1] then
+    check(diags[1].source == "agentls", "diagnostic source agentls", diags[1])
+    check(diags[1].lnum == 5, "diagnostic on line 6", diags[1])
+  end
+  local qf = vim.fn.getqflist()
+  check(#qf == 1 and qf[1].lnum == 6, "finding in the quickfix list", qf)
+
+  -- Cancel with nothing running answers an empty list.
+  agentls.last_result = nil
+  vim.cmd("AgentCancel")
+  local cancel = wait_result("cancel", 5000)
+  check(type(cancel.cancelled) == "table" and #cancel.cancelled == 0, "AgentCancel with nothing running", cancel)
+end
+
+vim.defer_fn(function()
+  local ok, err = xpcall(run, debug.traceback)
+  if not ok then
+    check(false, "test script raised an error", err)
+  end
+  finish()
+end, 0)
+
+-- Never hang: give up well before the Go test's own timeout.
+vim.defer_fn(function()
+  check(false, "nvim e2e timed out after 50 s")
+  finish()
+end, 50000)

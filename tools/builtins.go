@@ -1,0 +1,232 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+//go:embed descriptions/*.md
+var descriptions embed.FS
+
+// PlanTools are the tools of a plan run: reads only (E4).
+var PlanTools = []string{"read_file", "list_dir", "search"}
+
+// ReviewTools are the tools of a review run: [PlanTools] plus findings.
+var ReviewTools = []string{"read_file", "list_dir", "search", "report_finding"}
+
+// ExecuteTools are the tools of an execute run: [PlanTools] plus the two
+// tools that propose file changes.
+var ExecuteTools = []string{"read_file", "list_dir", "search", "edit_file", "write_file"}
+
+// Builtins returns fresh definitions of the built-in file tools (B1), ready
+// for [Registry.MustRegister].
+func Builtins() []*Tool {
+	return []*Tool{readFileTool(), listDirTool(), searchTool(), editFileTool(), writeFileTool(), reportFindingTool()}
+}
+
+// Limits shared by the built-in tools.
+const (
+	maxFileBytes   = 10 << 20 // the largest file read_file, edit_file and write_file load
+	binarySniffLen = 8 << 10  // how much of a file decides whether it is binary
+)
+
+// description returns the embedded description of the tool name.
+func description(name string) string {
+	b, err := descriptions.ReadFile("descriptions/" + name + ".md")
+	if err != nil {
+		panic("tools: no description for " + name) // a build-time mistake
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// decodeArgs decodes schema-checked arguments into v.
+func decodeArgs(args json.RawMessage, v any) *Result {
+	if err := json.Unmarshal(args, v); err != nil {
+		r := Fail(CodeInvalidArgs, "", "arguments do not fit the tool", "fix the arguments and call again")
+		return &r
+	}
+	return nil
+}
+
+// intArg is an integer argument. JSON Schema counts 3.0 and 1e2 as
+// integers, encoding/json does not; the schema bounds the value first.
+type intArg int
+
+func (n *intArg) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	if f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
+		return fmt.Errorf("%s is not an integer", b)
+	}
+	*n = intArg(f)
+	return nil
+}
+
+// resolveArg checks a model-given path with the sandbox path policy (T4)
+// and returns the workspace-relative path to use from then on.
+func resolveArg(env *Env, field, p string) (string, *Result) {
+	if env.Root == "" {
+		r := Fail(CodeUnavailable, "", "no workspace is open", "")
+		return "", &r
+	}
+	rel, err := sandbox.ResolvePath(env.Root, p)
+	if pe, ok := errors.AsType[*sandbox.PolicyError](err); ok {
+		r := Fail(CodePathOutsideRoot, field, pe.Reason,
+			"use a path inside the workspace, relative to its root (for example src/main.go)")
+		return "", &r
+	}
+	if err != nil {
+		r := Fail(CodeInternal, field, "the path could not be checked", "")
+		return "", &r
+	}
+	return rel, nil
+}
+
+// inGitDir reports whether rel lies in a .git directory, where a write can
+// run code (hooks, config).
+func inGitDir(rel string) bool {
+	for part := range strings.SplitSeq(rel, "/") {
+		if strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
+}
+
+// openRoot opens the workspace as a [sandbox.Root].
+func openRoot(env *Env) (*sandbox.Root, *Result) {
+	if env.Root == "" {
+		r := Fail(CodeUnavailable, "", "no workspace is open", "")
+		return nil, &r
+	}
+	root, err := sandbox.OpenRoot(env.Root)
+	if err != nil {
+		r := Fail(CodeUnavailable, "", "the workspace cannot be opened", "")
+		return nil, &r
+	}
+	return root, nil
+}
+
+// loadFile returns the content of the file rel as the user sees it. The
+// disk entry is checked through the sandbox first, so a directory, FIFO
+// or device is refused before anything could block on it. exists is false
+// when neither the disk nor an editor buffer has the file; the caller
+// decides whether that is an error.
+func loadFile(ctx context.Context, env *Env, rel string) (content []byte, exists bool, fail *Result, err error) {
+	if env.Workspace == nil {
+		r := Fail(CodeUnavailable, "", "file reading is not available in this run", "")
+		return nil, false, &r, nil
+	}
+	root, f := openRoot(env)
+	if f != nil {
+		return nil, false, f, nil
+	}
+	fi, serr := root.Stat(rel)
+	root.Close()
+	switch {
+	case serr == nil && fi.IsDir():
+		r := Fail(CodeInvalidArgs, "path", rel+" is a directory", "use list_dir for directories")
+		return nil, false, &r, nil
+	case serr == nil && !fi.Mode().IsRegular():
+		r := Fail(CodeInvalidArgs, "path", rel+" is not a regular file (a FIFO, device or socket)", "")
+		return nil, false, &r, nil
+	case serr == nil && fi.Size() > maxFileBytes:
+		r := Fail(CodeResourceLimit, "path", fmt.Sprintf("%s has %d bytes; the limit is %d", rel, fi.Size(), maxFileBytes),
+			"use search to find the part you need")
+		return nil, false, &r, nil
+	case serr != nil && !errors.Is(serr, fs.ErrNotExist):
+		r := Fail(CodeInvalidArgs, "path", "cannot access "+rel+": "+errReason(serr), "")
+		return nil, false, &r, nil
+	}
+	b, rerr := env.Workspace.ReadFile(ctx, rel)
+	switch {
+	case rerr == nil:
+		return b, true, nil, nil
+	case ctx.Err() != nil:
+		return nil, false, nil, ctx.Err()
+	case errors.Is(rerr, fs.ErrNotExist):
+		return nil, false, nil, nil
+	}
+	r := Fail(CodeInvalidArgs, "path", "cannot read "+rel+": "+errReason(rerr), "")
+	return nil, false, &r, nil
+}
+
+// notFound is the error result for a file that does not exist.
+func notFound(rel string) Result {
+	return Fail(CodeNotFound, "path", rel+" does not exist", "check the path with list_dir or search")
+}
+
+// errReason is the innermost message of err, without the path an
+// *fs.PathError adds, so no host path reaches the model.
+func errReason(err error) string {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err.Error()
+	}
+	return "i/o error"
+}
+
+// isBinary reports whether b looks like binary data: a NUL byte or invalid
+// UTF-8 in its first 8 KB.
+func isBinary(b []byte) bool {
+	if len(b) > binarySniffLen {
+		b = b[:binarySniffLen]
+		// Do not count a rune cut at the sniff boundary as invalid.
+		if i := lastRuneStart(b); !utf8.FullRune(b[i:]) {
+			b = b[:i]
+		}
+	}
+	return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)
+}
+
+func lastRuneStart(b []byte) int {
+	i := len(b) - 1
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return i
+}
+
+// cut shortens s to at most n runes, marking the cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
+}
+
+// displayName quotes a file name that holds control characters or invalid
+// UTF-8, so it cannot break the line-oriented output or spoof lines.
+func displayName(name string) string {
+	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return strconv.Quote(name)
+	}
+	return name
+}
+
+// joinRel joins a workspace-relative directory and a name.
+func joinRel(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return path.Join(dir, name)
+}

@@ -1,0 +1,77 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// listMaxEntries bounds one list_dir answer.
+const listMaxEntries = 500
+
+func listDirTool() *Tool {
+	return &Tool{
+		Name:        "list_dir",
+		Description: description("list_dir"),
+		Risk:        RiskRead,
+		Schema: json.RawMessage(`{
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["path"],
+	"properties": {
+		"path": {"type": "string", "minLength": 1, "maxLength": 4096}
+	}
+}`),
+		Run: runListDir,
+	}
+}
+
+func runListDir(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if f := decodeArgs(raw, &a); f != nil {
+		return *f, nil
+	}
+	rel, f := resolveArg(env, "path", a.Path)
+	if f != nil {
+		return *f, nil
+	}
+	root, f := openRoot(env)
+	if f != nil {
+		return *f, nil
+	}
+	defer root.Close()
+	fi, err := root.Stat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Fail(CodeNotFound, "path", rel+" does not exist", "list the parent directory"), nil
+	case err != nil:
+		return Fail(CodeInvalidArgs, "path", "cannot access "+rel+": "+errReason(err), ""), nil
+	case !fi.IsDir():
+		return Fail(CodeInvalidArgs, "path", rel+" is a file, not a directory", "use read_file for files"), nil
+	}
+	ents, err := root.ReadDir(rel)
+	if err != nil {
+		return Fail(CodeInvalidArgs, "path", "cannot list "+rel+": "+errReason(err), ""), nil
+	}
+	if len(ents) == 0 {
+		return Result{Content: "(empty directory)"}, nil
+	}
+	var b strings.Builder
+	for i, e := range ents {
+		if i == listMaxEntries {
+			fmt.Fprintf(&b, "(%d of %d entries shown; list a subdirectory or use search)\n", listMaxEntries, len(ents))
+			break
+		}
+		b.WriteString(displayName(e.Name()))
+		if e.IsDir() {
+			b.WriteByte('/')
+		}
+		b.WriteByte('\n')
+	}
+	return Result{Content: strings.TrimSuffix(b.String(), "\n")}, nil
+}

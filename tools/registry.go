@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var toolNameRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
+// Registry holds the tools known to a server, each with its compiled schema.
+// It is safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex // guards tools
+	tools map[string]*entry
+}
+
+type entry struct {
+	tool   *Tool
+	schema *jsonschema.Schema
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{tools: make(map[string]*entry)}
+}
+
+// Register adds t. It fails on an invalid or duplicate name, a missing Run,
+// an unknown risk, or a schema that does not compile.
+func (r *Registry) Register(t *Tool) error {
+	if !toolNameRE.MatchString(t.Name) {
+		return fmt.Errorf("tool name %q: want 1-64 characters of [a-z0-9_]", t.Name)
+	}
+	if t.Run == nil {
+		return fmt.Errorf("tool %s: no Run function", t.Name)
+	}
+	switch t.Risk {
+	case RiskRead, RiskWrite, RiskExecute, RiskNetwork, RiskMCP, RiskNone:
+	default:
+		return fmt.Errorf("tool %s: unknown risk %q", t.Name, t.Risk)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Schema))
+	if err != nil {
+		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "agentls:tool/" + t.Name
+	if err := c.AddResource(url, doc); err != nil {
+		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[t.Name]; dup {
+		return fmt.Errorf("tool %s: already registered", t.Name)
+	}
+	r.tools[t.Name] = &entry{tool: t, schema: sch}
+	return nil
+}
+
+// MustRegister is [Registry.Register] for built-in tools, whose definitions
+// are fixed at compile time; it panics on error.
+func (r *Registry) MustRegister(tools ...*Tool) {
+	for _, t := range tools {
+		if err := r.Register(t); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func (r *Registry) lookup(name string) (*entry, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[name]
+	return e, ok
+}
+
+// Lookup returns the tool called name, or [ErrUnknownTool].
+func (r *Registry) Lookup(name string) (*Tool, error) {
+	e, ok := r.lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownTool, name)
+	}
+	return e.tool, nil
+}
+
+// Names returns the registered tool names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Select returns the registered tools whose names are in names, in the
+// order of names; unknown names are skipped.
+func (r *Registry) Select(names []string) []*Tool {
+	var out []*Tool
+	for _, n := range slices.Compact(slices.Clone(names)) {
+		if e, ok := r.lookup(n); ok {
+			out = append(out, e.tool)
+		}
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+)
+
+// Risk is what a tool touches, declared by the tool and enforced by the
+// [Runner]. Risk never comes from a tool's name.
+type Risk string
+
+// The risks a tool can declare.
+const (
+	RiskRead    Risk = "read"    // reads workspace files
+	RiskWrite   Risk = "write"   // proposes changes to workspace files
+	RiskExecute Risk = "execute" // runs processes
+	RiskNetwork Risk = "network" // talks to the network
+	RiskMCP     Risk = "mcp"     // calls an MCP server
+	RiskNone    Risk = "none"    // touches nothing outside the run (findings, questions)
+)
+
+// Tool is one callable tool. The Runner validates arguments against Schema
+// before Run sees them, so Run may decode them without re-checking shape.
+type Tool struct {
+	Name        string          // snake_case, [a-z0-9_], at most 64 bytes
+	Description string          // lean: it is resent to the model every turn
+	Schema      json.RawMessage // JSON Schema of the arguments object
+	Risk        Risk
+
+	// Run executes the call. Tool failures are returned as a Result with
+	// IsError set; a non-nil error means infrastructure failure.
+	Run func(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Env is what a tool may use while running. Every field but Logger is
+// required for the tools that use it; a nil interface means the capability
+// is absent in this run and the tool reports that as a tool error.
+type Env struct {
+	// Root is the absolute workspace root with symlinks resolved.
+	Root      string
+	Workspace Workspace
+	Edits     EditProposer
+	Findings  FindingSink
+	Logger    *slog.Logger
+}
+
+// Workspace reads workspace files as the user sees them.
+//
+// ReadFile takes a workspace-relative slash path that the caller has already
+// checked with the sandbox path policy, and returns the editor's buffer when
+// the file is open there, otherwise the disk content. It must be safe for
+// concurrent use.
+type Workspace interface {
+	ReadFile(ctx context.Context, rel string) ([]byte, error)
+}
+
+// FileChange is a proposed change to one workspace file.
+type FileChange struct {
+	Path   string // workspace-relative, slash separated
+	Old    []byte // the content the change was computed against
+	New    []byte
+	Create bool // the file does not exist yet
+	Tool   string
+}
+
+// HunkOutcome says whether one hunk of a [FileChange] landed.
+type HunkOutcome struct {
+	Index   int    `json:"index"`
+	Lines   string `json:"lines"` // "12-14" in the original file, 1-based
+	Applied bool   `json:"applied"`
+}
+
+// EditOutcome is the user's answer to a proposed [FileChange].
+type EditOutcome struct {
+	Applied bool          `json:"applied"` // at least one hunk landed as proposed
+	Hunks   []HunkOutcome `json:"hunks,omitempty"`
+	Reason  string        `json:"reason,omitempty"` // why it was refused or differs
+	Saved   bool          `json:"saved"`            // the result is on disk too
+}
+
+// EditProposer shows a [FileChange] to the user and reports what landed.
+//
+// Propose blocks until the user answered, the context is done, or the
+// proposer's own timeout passed; a timeout or a lost client is a refusal
+// (Applied false), not an error. It must be safe for concurrent use.
+type EditProposer interface {
+	Propose(ctx context.Context, change *FileChange) (*EditOutcome, error)
+}
+
+// Finding is one review finding, on 1-based lines of a workspace file.
+type Finding struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	EndLine  int    `json:"end_line,omitempty"`
+	Severity string `json:"severity"` // error, warning, info, hint
+	Message  string `json:"message"`
+}
+
+// FindingSink receives review findings. Report returns an error describing
+// why a finding was dropped (outside the workspace, no such line); the
+// caller turns it into a tool error.
+type FindingSink interface {
+	Report(ctx context.Context, f Finding) error
+}
+
+// Result is what a tool call gives back to the model.
+type Result struct {
+	Content string `json:"content"`
+	IsError bool   `json:"is_error,omitempty"`
+	Code    Code   `json:"code,omitempty"` // set when IsError
+}

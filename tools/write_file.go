@@ -1,0 +1,59 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+func writeFileTool() *Tool {
+	return &Tool{
+		Name:        "write_file",
+		Description: description("write_file"),
+		Risk:        RiskWrite,
+		Schema: json.RawMessage(`{
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["path", "content"],
+	"properties": {
+		"path": {"type": "string", "minLength": 1, "maxLength": 4096},
+		"content": {"type": "string", "maxLength": 1048576}
+	}
+}`),
+		Run: runWriteFile,
+	}
+}
+
+func runWriteFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if f := decodeArgs(raw, &a); f != nil {
+		return *f, nil
+	}
+	if env.Edits == nil {
+		return Fail(CodeUnavailable, "", "file changes are not available in this run", ""), nil
+	}
+	rel, f := resolveArg(env, "path", a.Path)
+	if f != nil {
+		return *f, nil
+	}
+	if rel == "." {
+		return Fail(CodeInvalidArgs, "path", "the path is the workspace root", "name a file"), nil
+	}
+	if inGitDir(rel) {
+		return gitRefusal(), nil
+	}
+	old, exists, f, err := loadFile(ctx, env, rel)
+	if f != nil || err != nil {
+		return deref(f), err
+	}
+	if exists && string(old) == a.Content {
+		return Result{Content: rel + " already has this content; nothing to change"}, nil
+	}
+	change := &FileChange{Path: rel, New: []byte(a.Content), Create: !exists, Tool: "write_file"}
+	if exists {
+		change.Old = old
+	}
+	return propose(ctx, env, change)
+}
