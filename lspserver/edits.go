@@ -65,11 +65,11 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 	}
 	switch {
 	case ch.Create && exists:
-		return refuse("stale_file: %s was created meanwhile; read it first", ch.Path), nil
+		return stale("%s was created meanwhile; read it first", ch.Path), nil
 	case !ch.Create && !exists:
-		return refuse("stale_file: %s no longer exists", ch.Path), nil
+		return stale("%s no longer exists", ch.Path), nil
 	case !ch.Create && cur != string(ch.Old):
-		return refuse("stale_file: %s changed since it was read; read it again", ch.Path), nil
+		return stale("%s changed since it was read", ch.Path), nil
 	}
 	s.mu.Lock()
 	caps := s.caps
@@ -118,6 +118,10 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		return refuse("%s", reason), nil
 	}
 	return p.verify(ctx, ch, u, cur, hs, open, doc.version, open && doc.text != disk)
+}
+
+func stale(format string, args ...any) *tools.EditOutcome {
+	return &tools.EditOutcome{Stale: true, Reason: fmt.Sprintf(format, args...)}
 }
 
 func refuse(format string, args ...any) *tools.EditOutcome {

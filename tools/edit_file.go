@@ -181,6 +181,9 @@ func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) 
 		}
 		return Result{}, fmt.Errorf("propose %s change: %w", change.Tool, err)
 	}
+	if out != nil && out.Stale {
+		return Fail(CodeStaleFile, "path", cut(out.Reason, 500), "read the file again and recompute the change"), nil
+	}
 	if out == nil || !out.Applied {
 		reason := "the user rejected the change"
 		if out != nil && out.Reason != "" {

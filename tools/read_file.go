@@ -11,7 +11,7 @@ import (
 const (
 	readDefaultLimit = 2000  // lines per call unless the model asks for fewer
 	readMaxLineRunes = 2000  // longer lines are cut
-	readMaxChars     = 25000 // output budget, under MaxResultChars so nothing is cut in the middle
+	readMaxChars     = 28000 // output budget, under MaxResultChars so nothing is cut in the middle
 )
 
 func readFileTool() *Tool {

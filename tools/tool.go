@@ -77,6 +77,9 @@ type EditOutcome struct {
 	Hunks   []HunkOutcome `json:"hunks,omitempty"`
 	Reason  string        `json:"reason,omitempty"` // why it was refused or differs
 	Saved   bool          `json:"saved"`            // the result is on disk too
+	// Stale is set when the change was refused because the file is no
+	// longer what the change was computed against (T17).
+	Stale bool `json:"stale,omitempty"`
 }
 
 // EditProposer shows a [FileChange] to the user and reports what landed.

@@ -53,15 +53,15 @@ type Result struct {
 		Turn int    `json:"turn"`
 		Tool string `json:"tool"`
 		OK   bool   `json:"ok"`
-		Code string `json:"code"`
-	} `json:"steps"`
+		Code string `json:"code,omitempty"`
+	} `json:"steps,omitempty"`
 	Findings []struct {
 		Path     string `json:"path"`
 		Line     int    `json:"line"`
-		EndLine  int    `json:"endLine"`
+		EndLine  int    `json:"endLine,omitempty"`
 		Severity string `json:"severity"`
 		Message  string `json:"message"`
-	} `json:"findings"`
+	} `json:"findings,omitempty"`
 	Edits struct {
 		Proposed int `json:"proposed"`
 		Applied  int `json:"applied"`

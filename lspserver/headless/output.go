@@ -106,10 +106,9 @@ func (p *printer) diagnostics(root string, params []byte) {
 func (p *printer) result(r *Result) {
 	if p.json {
 		b, _ := json.Marshal(r)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		m["type"] = "result"
-		p.event(m)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprintf(p.w, "{\"type\":\"result\",%s\n", b[1:])
 		return
 	}
 	p.text(p.w, "\n%s (%s)\n", r.Status, r.SessionID)

@@ -1,0 +1,403 @@
+package main
+
+// Real-client end-to-end tests (STYLE.md §8 "Real clients", DESIGN.md E1-E13).
+// The agentls binary is driven by two clients that share no code with it:
+//
+//   - headless Neovim 0.7 with the plugin in editors/nvim
+//     (testdata/e2e/nvim/init.lua: plan, execute, review, cancel);
+//   - a Node client on Microsoft's vscode-jsonrpc and
+//     vscode-languageserver-protocol (testdata/e2e/node/client.mjs), one
+//     process per scenario.
+//
+// Each scenario gets a fresh copy of testdata/e2e/workspace and a fake
+// OpenAI server (agent/llmtest) playing testdata/e2e/scripts/<scenario>.jsonl.
+//
+// The tests need nvim, node and `npm ci` in testdata/e2e/node;
+// .ci/install-e2e.sh sets all of that up. They run only when asked:
+//
+//	AGENTLS_E2E=1 go test -race -run E2E -v ./cmd/agentls/
+//
+// With AGENTLS_E2E=1 a missing tool is a failure, not a skip.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/agent/llmtest"
+)
+
+const (
+	e2eEnv          = "AGENTLS_E2E"
+	e2eScenarioTime = 60 * time.Second // one client process, server included
+)
+
+// TestE2E builds the binary once and runs every real-client scenario
+// against it, one after the other (the machines have two cores).
+func TestE2E(t *testing.T) {
+	if os.Getenv(e2eEnv) != "1" {
+		t.Skipf("real-client e2e tests (headless Neovim, Node vscode-jsonrpc client) are off: "+
+			"run .ci/install-e2e.sh, then %s=1 go test -run E2E -v ./cmd/agentls/", e2eEnv)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvim := requireTool(t, "nvim")
+	node := requireTool(t, "node")
+	nodeDir := filepath.Join(repo, "testdata", "e2e", "node")
+	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "vscode-languageserver-protocol")); err != nil {
+		t.Fatalf("testdata/e2e/node has no node_modules: run `npm ci` there (or .ci/install-e2e.sh): %v", err)
+	}
+	bin := buildAgentls(t)
+
+	t.Run("Node", func(t *testing.T) {
+		for _, sc := range nodeScenarios {
+			t.Run(sc.name, func(t *testing.T) {
+				model := startModel(t, repo, "node-"+sc.scenario)
+				ws := copyWorkspace(t, repo)
+				out, err := runBounded(t, exec.Command(node, filepath.Join(nodeDir, "client.mjs"),
+					"--server", bin, "--workspace", ws, "--scenario", sc.scenario), ws, modelEnv(t, model))
+				if err != nil {
+					t.Errorf("node client, scenario %s: %v\n%s", sc.scenario, err, out)
+				} else {
+					t.Logf("node client, scenario %s:\n%s", sc.scenario, out)
+				}
+				if sc.check != nil {
+					sc.check(t, modelRequests(t, model))
+				}
+				if sc.allTurns && model.Remaining() != 0 {
+					t.Errorf("the fake model has %d scripted turns left: the server made fewer model requests than scripted", model.Remaining())
+				}
+			})
+		}
+	})
+
+	// E13: the Neovim plugin, headless, with scripted answers to its prompts.
+	t.Run("Neovim_E13", func(t *testing.T) {
+		model := startModel(t, repo, "nvim")
+		ws := copyWorkspace(t, repo)
+		result := filepath.Join(t.TempDir(), "nvim-result.json")
+		env := append(modelEnv(t, model),
+			"AGENTLS_E2E_BIN="+bin,
+			"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
+			"AGENTLS_E2E_RESULT="+result,
+		)
+		out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
+			filepath.Join(repo, "testdata", "e2e", "nvim", "init.lua")), ws, env)
+		var res struct {
+			OK       bool     `json:"ok"`
+			Checks   []string `json:"checks"`
+			Failures []string `json:"failures"`
+			LSPLog   string   `json:"lsp_log"`
+			Prompts  []any    `json:"prompts"`
+		}
+		data, rerr := os.ReadFile(result)
+		if rerr == nil {
+			rerr = json.Unmarshal(data, &res)
+		}
+		switch {
+		case err != nil || rerr != nil || !res.OK:
+			t.Errorf("headless nvim: exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
+				err, rerr, strings.Join(res.Failures, "\n  "), out)
+			if res.LSPLog != "" {
+				t.Logf("tail of the nvim LSP log %s:\n%s", res.LSPLog, tail(res.LSPLog, 60))
+			}
+			t.Logf("prompts answered: %v", res.Prompts)
+		default:
+			t.Logf("headless nvim:\n  %s", strings.Join(res.Checks, "\n  "))
+		}
+		reqs := modelRequests(t, model)
+		if len(reqs) > 0 {
+			checkPlanTools(t, reqs[0])
+		}
+		if model.Remaining() != 0 {
+			t.Errorf("the fake model has %d scripted turns left", model.Remaining())
+		}
+	})
+}
+
+type nodeScenario struct {
+	name     string // subtest name, with the requirement IDs it proves
+	scenario string // client.mjs --scenario and scripts/node-<scenario>.jsonl
+	allTurns bool   // every scripted model turn must be used
+	check    func(t *testing.T, reqs []modelRequest)
+}
+
+var nodeScenarios = []nodeScenario{
+	{name: "execute_E2_E3_E6_E8_E9", scenario: "execute", allTurns: true, check: func(t *testing.T, reqs []modelRequest) {
+		if len(reqs) != 2 {
+			t.Fatalf("model requests = %d, want 2 (edit, then final answer)", len(reqs))
+		}
+		if !slices.Contains(reqs[0].toolNames(), "edit_file") {
+			t.Errorf("E6: execute offers no edit_file tool; tools: %v", reqs[0].toolNames())
+		}
+		if res, ok := reqs[1].toolResult("call_1"); !ok || strings.Contains(res, "approval_denied") {
+			t.Errorf("E6: after an accepted edit the model should get a success result for call_1, got %q (found %v)", res, ok)
+		}
+	}},
+	{name: "execute_rejected_E6", scenario: "execute-rejected", allTurns: true, check: func(t *testing.T, reqs []modelRequest) {
+		if len(reqs) != 2 {
+			t.Fatalf("model requests = %d, want 2", len(reqs))
+		}
+		if res, ok := reqs[1].toolResult("call_1"); !ok || !strings.Contains(res, "approval_denied") {
+			t.Errorf("E6: a rejected edit must reach the model as approval_denied; tool result for call_1: %q (found %v)", res, ok)
+		}
+	}},
+	{name: "review_E5", scenario: "review", allTurns: true},
+	{name: "cancel_request_E8", scenario: "cancel-request"},
+	{name: "cancel_command_E8", scenario: "cancel-command"},
+	{name: "bad_input_E3", scenario: "bad-input", check: func(t *testing.T, reqs []modelRequest) {
+		if len(reqs) != 0 {
+			t.Errorf("bad input reached the model: %d requests", len(reqs))
+		}
+	}},
+}
+
+// checkPlanTools: E4, the plan run offers the model read-only tools only.
+func checkPlanTools(t *testing.T, req modelRequest) {
+	t.Helper()
+	readOnly := []string{"read_file", "list_dir", "search"}
+	for _, name := range req.toolNames() {
+		if !slices.Contains(readOnly, name) {
+			t.Errorf("E4: the plan request offers tool %q; plan may only offer %v", name, readOnly)
+		}
+	}
+}
+
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s=1 but %s is not installed (run .ci/install-e2e.sh): %v", e2eEnv, name, err)
+	}
+	return p
+}
+
+// buildAgentls builds the binary under test, with -race when the test
+// binary has it, so the real-client runs also hunt data races.
+func buildAgentls(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "agentls")
+	args := []string{"build", "-o", bin}
+	if raceEnabled() {
+		args = append(args, "-race")
+	}
+	args = append(args, "github.com/agentls/agentls/cmd/agentls")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, goTool(), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("built %s in %s (race=%v)", bin, time.Since(start).Round(time.Millisecond), raceEnabled())
+	return bin
+}
+
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+}
+
+// startModel serves testdata/e2e/scripts/<name>.jsonl.
+func startModel(t *testing.T, repo, name string) *llmtest.Server {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, "testdata", "e2e", "scripts", name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript(data)
+	if err != nil {
+		t.Fatalf("scripts/%s.jsonl: %v", name, err)
+	}
+	srv := llmtest.NewServer(script)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// modelEnv is the environment of a client and the server it starts: the
+// fake model, and private config/state/cache directories so nothing from
+// the user's home (policy, sessions) leaks in.
+func modelEnv(t *testing.T, model *llmtest.Server) []string {
+	t.Helper()
+	home := t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "AGENTLS_") || strings.HasPrefix(k, "XDG_") || k == "HOME" || k == "NVIM_LOG_FILE" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"OPENAI_BASE_URL="+model.URL,
+		"OPENAI_API_KEY=e2e-test-key",
+		"AGENTLS_MODEL=e2e-fake-model",
+	)
+}
+
+// copyWorkspace copies testdata/e2e/workspace into a fresh directory.
+func copyWorkspace(t *testing.T, repo string) string {
+	t.Helper()
+	src := filepath.Join(repo, "testdata", "e2e", "workspace")
+	dst, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst = filepath.Join(dst, "ws")
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	// CopyFS keeps read-only modes from the source tree; the agent edits here.
+	err = filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if d.IsDir() {
+			mode = 0o755
+		}
+		return os.Chmod(p, mode)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// runBounded runs cmd in dir within e2eScenarioTime. The process gets its
+// own process group, killed whole on timeout, so a stuck server started by
+// the client cannot outlive the test.
+func runBounded(t *testing.T, cmd *exec.Cmd, dir string, env []string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), e2eScenarioTime)
+	defer cancel()
+	var out bytes.Buffer
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		err = fmt.Errorf("killed after %s: %w", e2eScenarioTime, ctx.Err())
+	}
+	// Whatever the client left behind in its group (a server it did not
+	// stop) is killed too.
+	if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr == nil && err == nil {
+		t.Logf("processes were still running in the client's process group after it exited; killed them")
+	}
+	return out.Bytes(), err
+}
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// modelRequest is the part of a chat-completions request the checks read.
+type modelRequest struct {
+	Messages []struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+func modelRequests(t *testing.T, model *llmtest.Server) []modelRequest {
+	t.Helper()
+	var reqs []modelRequest
+	for i, raw := range model.Requests() {
+		var r modelRequest
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Errorf("model request %d is not a chat-completions request: %v", i, err)
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs
+}
+
+func (r modelRequest) toolNames() []string {
+	var names []string
+	for _, tool := range r.Tools {
+		names = append(names, tool.Function.Name)
+	}
+	return names
+}
+
+// toolResult returns the text of the tool message answering call id.
+func (r modelRequest) toolResult(id string) (string, bool) {
+	for _, m := range r.Messages {
+		if m.Role != "tool" || m.ToolCallID != id {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(m.Content, &s); err == nil {
+			return s, true
+		}
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(m.Content, &parts); err == nil {
+			var b strings.Builder
+			for _, p := range parts {
+				b.WriteString(p.Text)
+			}
+			return b.String(), true
+		}
+		return string(m.Content), true
+	}
+	return "", false
+}
