@@ -9,6 +9,7 @@ package prompts
 import (
 	"bytes"
 	"embed"
+	"strings"
 	"text/template"
 )
 
@@ -44,5 +45,5 @@ func render(name string, data any) string {
 		// is a bug, and the bare data still makes a usable prompt.
 		return name + ": " + err.Error()
 	}
-	return b.String()
+	return strings.TrimSpace(b.String())
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver"
 )
@@ -186,6 +187,9 @@ func InitializeParams(root string, capabilities map[string]any) map[string]any {
 		"clientInfo":   map[string]any{"name": "lsptest"},
 	}
 }
+
+// FileURI returns the file URI of an absolute path.
+func FileURI(path string) string { return uri.File(path).String() }
 
 // Initialize sends initialize with params and then initialized, and
 // returns the initialize result.
