@@ -45,11 +45,27 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		s.notification(ctx, req.Method(), req.Params())
 		return nil, nil
 	}
+	switch req.Method() {
+	case "initialize", "shutdown":
+		// Lifecycle calls run inline on the read loop, so every message
+		// after them sees their effect, as the client expects.
+		res, err := s.call(ctx, req.Method(), req.Params())
+		if err != nil {
+			return nil, toWireError(err)
+		}
+		return res, nil
+	}
 	id := req.ID()
 	p := &pendingCall{}
 	s.mu.Lock()
+	if s.exiting {
+		s.mu.Unlock()
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is exiting")
+	}
 	s.inflight[id] = p
+	s.calls.Add(1)
 	s.mu.Unlock()
+	defer s.calls.Done()
 	defer func() {
 		s.mu.Lock()
 		delete(s.inflight, id)

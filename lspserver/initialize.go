@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -58,6 +59,7 @@ func (s *Server) shutdown(ctx context.Context) (any, error) {
 	s.state = stateShutdown
 	s.mu.Unlock()
 	s.stopRuns()
+	s.drain(5 * time.Second)
 	return nil, nil
 }
 

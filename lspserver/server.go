@@ -45,9 +45,10 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	case <-s.exited:
 	case <-ctx.Done():
 	}
+	s.exit()
 	s.stopRuns()
+	s.drain(5 * time.Second)
 	err := conn.Close()
-	s.wg.Wait()
 	if cerr := conn.Err(); cerr != nil {
 		return cerr
 	}
@@ -65,10 +66,11 @@ type Server struct {
 
 	exited   chan struct{}
 	exitOnce sync.Once
-	wg       sync.WaitGroup // runs and other goroutines the server started
+	calls    sync.WaitGroup // calls being handled; Add under mu
 
 	mu       sync.Mutex // guards the fields below
 	state    lifecycle
+	exiting  bool   // set at exit: no new calls are counted
 	root     string // absolute, symlinks resolved
 	caps     clientCaps
 	inflight map[jsonrpc2.ID]*pendingCall
@@ -134,4 +136,24 @@ func (s *Server) stopRuns() {
 	}
 }
 
-func (s *Server) exit() { s.exitOnce.Do(func() { close(s.exited) }) }
+// drain waits, at most d, for the calls being handled to answer, so that
+// none of their responses is lost when the connection closes.
+func (s *Server) drain(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		s.calls.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		s.log.Warn("Calls still running at exit")
+	}
+}
+
+func (s *Server) exit() {
+	s.mu.Lock()
+	s.exiting = true
+	s.mu.Unlock()
+	s.exitOnce.Do(func() { close(s.exited) })
+}

@@ -155,6 +155,13 @@ func TestFaults(t *testing.T) {
 			t.Error("no [DONE]")
 		}
 	})
+	t.Run("usage only when asked", func(t *testing.T) {
+		srv := newServer(t, `{"content":"abc"}`)
+		_, body, _ := post(t, srv.URL, `{"model":"m1","stream":true}`)
+		if strings.Contains(string(body), "usage") {
+			t.Errorf("usage sent without include_usage: %s", body)
+		}
+	})
 	t.Run("empty", func(t *testing.T) {
 		srv := newServer(t, `{"content":"ignored","empty":true}`)
 		_, body, _ := post(t, srv.URL, streamReq)
@@ -185,7 +192,7 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("stall_ms", func(t *testing.T) {
 		// The stall is between the first event and the rest.
-		srv := newServer(t, `{"content":"abc","stall_ms":200}`)
+		srv := newServer(t, `{"content":"abc","stall_ms":500}`)
 		tr := &http.Transport{}
 		defer tr.CloseIdleConnections()
 		r, err := (&http.Client{Transport: tr}).Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(streamReq))
@@ -196,11 +203,11 @@ func TestFaults(t *testing.T) {
 		start := time.Now()
 		buf := make([]byte, 4096)
 		n, _ := r.Body.Read(buf)
-		if first := time.Since(start); first > 100*time.Millisecond || !strings.HasPrefix(string(buf[:n]), "data: ") {
+		if first := time.Since(start); first > 400*time.Millisecond || !strings.HasPrefix(string(buf[:n]), "data: ") {
 			t.Errorf("first chunk after %v: %q", first, buf[:n])
 		}
 		rest, _ := io.ReadAll(r.Body)
-		if d := time.Since(start); d < 200*time.Millisecond || !strings.Contains(string(rest), "[DONE]") {
+		if d := time.Since(start); d < 300*time.Millisecond || !strings.Contains(string(rest), "[DONE]") {
 			t.Errorf("rest after %v: %q", d, rest)
 		}
 	})

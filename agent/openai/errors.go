@@ -40,8 +40,11 @@ func (m *Model) classify(ctx, callCtx context.Context, w *watch, err error) erro
 	case errors.Is(err, agent.ErrModelBadResponse):
 		return err
 	case errors.As(err, &streamErr):
-		return fmt.Errorf("%w: error event in stream: %s", agent.ErrModelUnavailable,
-			clean(m.redact(streamErr.Message), 200))
+		msg := errorMessage(streamErr.Event.Data)
+		if msg == "" {
+			msg = streamErr.Message
+		}
+		return fmt.Errorf("%w: error event in stream: %s", agent.ErrModelUnavailable, clean(m.redact(msg), 200))
 	case errors.As(err, &syntaxErr), errors.As(err, &typeErr), errors.Is(err, bufio.ErrTooLong):
 		return fmt.Errorf("%w: unreadable chunk: %s", agent.ErrModelBadResponse,
 			clean(m.redact(err.Error()), 200))
@@ -100,10 +103,10 @@ func errorMessage(body []byte) string {
 }
 
 // redactor returns a function that removes key from a text. Keys shorter
-// than 4 bytes (placeholders for local servers) are left alone: replacing
-// them would garble every message.
+// than 8 bytes are placeholders for local servers ("demo", "ollama"), not
+// secrets: replacing them would garble messages.
 func redactor(key string) func(string) string {
-	if len(key) < 4 {
+	if len(key) < 8 {
 		return func(s string) string { return s }
 	}
 	return func(s string) string { return strings.ReplaceAll(s, key, "[redacted]") }

@@ -19,6 +19,7 @@ import (
 // contains the API key (A5).
 func checkErr(t *testing.T, err, want error, texts ...string) {
 	t.Helper()
+	t.Logf("err: %v", err)
 	if !errors.Is(err, want) {
 		t.Fatalf("err = %v, want %v", err, want)
 	}
@@ -202,8 +203,8 @@ func TestStream_Stall(t *testing.T) {
 // TestStream_SlowButAlive: a stream slower than StallTimeout in total, but
 // never silent for that long, is not a stall.
 func TestStream_SlowButAlive(t *testing.T) {
-	srv := serve(t, `{"content":"abc","delay_ms":200,"stall_ms":200}`)
-	m := newModel(t, srv.URL, func(o *openai.Options) { o.StallTimeout = 300 * time.Millisecond })
+	srv := serve(t, `{"content":"abc","delay_ms":300,"stall_ms":300}`)
+	m := newModel(t, srv.URL, func(o *openai.Options) { o.StallTimeout = 500 * time.Millisecond })
 	if _, _, err := runCtx(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,9 @@ type Options struct {
 	MaxRetries int
 	// RequestTimeout bounds a whole [Model.Stream] call, retries included.
 	RequestTimeout time.Duration
-	// StallTimeout aborts a request when no bytes arrive for this long.
+	// StallTimeout aborts a request when no bytes arrive for this long,
+	// while waiting for the response headers or for the next chunk. A
+	// stalled request is not retried: the caller decides.
 	StallTimeout time.Duration
 }
 
@@ -122,6 +124,9 @@ var (
 // one chunk arrived, even with an error (for example a connection broken
 // mid-stream); Response.Incomplete is set when no finish reason arrived.
 func (m *Model) Stream(ctx context.Context, req *agent.Request, onText func(delta string)) (*agent.Response, error) {
+	if req == nil {
+		return nil, errors.New("openai: nil request")
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return nil, err
@@ -131,7 +136,7 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, onText func(delt
 	callCtx, cancel := context.WithCancelCause(callCtx)
 	defer cancel(nil)
 	w := newWatch(m, cancel, req.Background)
-	defer w.stop()
+	defer w.disarm()
 
 	m.log.Debug("Model request", slog.String("model", m.model),
 		slog.Int("messages", len(req.Messages)), slog.Int("tools", len(req.Tools)))

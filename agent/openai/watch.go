@@ -41,7 +41,6 @@ func newWatch(m *Model, cancel context.CancelCauseFunc, background bool) *watch 
 
 func (w *watch) arm()    { w.timer.Reset(w.m.stall) }
 func (w *watch) disarm() { w.timer.Stop() }
-func (w *watch) stop()   { w.timer.Stop() }
 
 // middleware is an option.Middleware for one attempt.
 func (w *watch) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -30,7 +36,9 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakemodel": fakeModel,
+			"fakemodel":   fakeModel,
+			"frame":       frameLSP,
+			"checkframes": checkFrames,
 		},
 	})
 }
@@ -46,4 +54,60 @@ func fakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("OPENAI_BASE_URL", srv.URL)
 	ts.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
 	ts.Setenv("AGENTLS_MODEL", "scripted")
+}
+
+// frameLSP writes each JSON line of IN as an LSP message with a
+// Content-Length header to OUT, for use as a server's stdin.
+func frameLSP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: frame IN OUT")
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		line = strings.ReplaceAll(line, "$WORK", ts.Getenv("WORK"))
+		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(line), line)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
+
+// checkFrames asserts that a file holds nothing but well-formed LSP frames
+// of JSON-RPC messages (E1: nothing but protocol bytes on stdout), and
+// prints each message on its own line to stdout for further matching.
+func checkFrames(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: checkframes FILE")
+	}
+	r := bufio.NewReader(strings.NewReader(ts.ReadFile(args[0])))
+	n := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err == io.EOF && line == "" {
+			break
+		}
+		length, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "Content-Length: ")
+		if !ok {
+			ts.Fatalf("frame %d: not a Content-Length header: %q", n, line)
+		}
+		size, err := strconv.Atoi(length)
+		ts.Check(err)
+		if blank, _ := r.ReadString('\n'); blank != "\r\n" {
+			ts.Fatalf("frame %d: header not followed by a blank line: %q", n, blank)
+		}
+		body := make([]byte, size)
+		if _, err := io.ReadFull(r, body); err != nil {
+			ts.Fatalf("frame %d: short body: %v", n, err)
+		}
+		var msg map[string]any
+		if err := json.Unmarshal(body, &msg); err != nil || msg["jsonrpc"] != "2.0" {
+			ts.Fatalf("frame %d: not a JSON-RPC message: %s", n, body)
+		}
+		fmt.Fprintf(ts.Stdout(), "%s\n", body)
+		n++
+	}
+	if n == 0 {
+		ts.Fatalf("no frames")
+	}
 }

@@ -569,13 +569,15 @@ const scenarios = {
 	async 'bad-input'(s) {
 		const doc = s.open(MAIN_GO);
 		const cases = [
-			['agentls.execute without arguments', s.execute('agentls.execute')],
-			['agentls.execute with arguments []', s.execute('agentls.execute', [])],
-			['agentls.plan with a uri that is a number', s.execute('agentls.plan', [{ uri: 42, instruction: 'x' }])],
-			['agentls.execute without an instruction', s.execute('agentls.execute', [{ uri: doc.uri }])],
+			['agentls.execute without arguments', () => s.execute('agentls.execute')],
+			['agentls.execute with arguments []', () => s.execute('agentls.execute', [])],
+			['agentls.plan with a uri that is a number', () => s.execute('agentls.plan', [{ uri: 42, instruction: 'x' }])],
+			['agentls.execute without an instruction', () => s.execute('agentls.execute', [{ uri: doc.uri }])],
+			['agentls.review with an unknown field', () => s.execute('agentls.review', [{ uri: doc.uri, prompt: 'x' }])],
+			['agentls.cancel with a sessionId that is not a string', () => s.execute('agentls.cancel', [{ sessionId: 7 }])],
 		];
-		for (const [what, p] of cases) {
-			const r = await settle(p);
+		for (const [what, send] of cases) {
+			const r = await settle(send());
 			check(r.error instanceof ResponseError && r.error.code === ErrorCodes.InvalidParams, `${what} -> -32602 InvalidParams`, r.error ? describeError(r.error) : r.result);
 		}
 		const u = await settle(s.conn.sendRequest('agentls/noSuchMethod', {}));

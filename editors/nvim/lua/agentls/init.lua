@@ -409,7 +409,12 @@ function M.attach(bufnr)
     return false
   end
   local id = M.start()
-  return id ~= nil and vim.lsp.buf_attach_client(bufnr, id)
+  if not id then
+    return false
+  end
+  -- buf_attach_client returns nothing when the buffer is attached already.
+  vim.lsp.buf_attach_client(bufnr, id)
+  return vim.lsp.buf_is_attached(bufnr, id)
 end
 
 ---------------------------------------------------------------------------
