@@ -25,6 +25,9 @@ const (
 	CodeTimeout          Code = "timeout"           // the call took too long
 	CodeUnavailable      Code = "unavailable"       // the capability is absent in this run
 	CodeInternal         Code = "internal"          // a bug or broken infrastructure
+	CodePolicyDenied     Code = "policy_denied"     // a policy rule or risk default refused the call
+	CodeCommandDenied    Code = "command_denied"    // a command was refused by analysis or policy
+	CodeHostNotAllowed   Code = "host_not_allowed"  // a URL or the address it resolves to is not allowed
 )
 
 // ErrUnknownTool is returned by [Registry.Lookup] for a name it does not hold.

@@ -31,12 +31,24 @@ type RunnerOptions struct {
 	ReadOnly bool
 	// Timeout bounds one call; zero means 2 minutes.
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// Policy decides allow / ask / deny; nil means the editor defaults.
+	Policy *Policy
+	// Approver answers asks; nil turns every ask into approval_required.
+	Approver Approver
+	// Session remembers "always allow" answers across runs.
+	Session *Session
+	// Audit receives one record per decision; nil discards.
+	Audit     *AuditLog
+	SessionID string
+	Logger    *slog.Logger
 }
 
 // Runner is the validation gateway: the single entry point through which
 // the agent runs a tool call. Every call passes the same steps in the same
-// order, cheapest refusals first.
+// order, cheapest refusals first: T2 registered tool, T1 parse, T3 schema,
+// E4 read-only run, T4-T6 the tool's check (normalize, sandbox policy,
+// preview), T5 policy rules, T7 approval, T8 execution, T9 result checks,
+// T10 audit.
 type Runner struct {
 	reg  *Registry
 	env  *Env
@@ -53,6 +65,9 @@ func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Runner {
 	if r.opts.Timeout <= 0 {
 		r.opts.Timeout = 2 * time.Minute
 	}
+	if r.opts.Policy == nil {
+		r.opts.Policy = DefaultPolicy(ProfileEditor)
+	}
 	r.log = r.opts.Logger
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -63,34 +78,71 @@ func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Runner {
 // Tools returns the tools offered to the model in this run.
 func (r *Runner) Tools() []*Tool { return r.reg.Select(r.opts.Allowed) }
 
+// Verdict is the gateway's decision before anything runs: what `agentls
+// vet` prints for a call.
+type Verdict struct {
+	Decision Decision `json:"decision"`
+	Code     Code     `json:"code,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Rule     string   `json:"rule,omitempty"`
+	Subject  string   `json:"subject,omitempty"`
+	Preview  string   `json:"-"`
+}
+
+// prepared is a call that passed or failed the steps up to policy.
+type prepared struct {
+	tool    *Tool
+	args    []byte
+	verdict Verdict
+	fail    *Result // set when the verdict is deny
+}
+
+// Vet runs every step up to and including policy, without side effects.
+func (r *Runner) Vet(ctx context.Context, name, args string) Verdict {
+	return r.prepare(ctx, name, args).verdict
+}
+
 // Call runs one tool call and returns its result. It returns a Go error
 // only when ctx is done; every other failure is an error Result.
 func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
 	start := time.Now()
-	res, err := r.call(ctx, name, args)
+	p := r.prepare(ctx, name, args)
+	rec := &AuditRecord{Time: start, Session: r.opts.SessionID, Tool: name, Rule: p.verdict.Rule,
+		Decision: p.verdict.Decision, ArgsSHA256: hashArgs(name, p.verdict.Subject, p.args)}
+	if p.tool != nil {
+		rec.Risk = p.tool.Risk
+	}
+	res, err := r.execute(ctx, p, rec)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
-	decision := "ok"
 	if res.IsError {
-		decision = string(res.Code)
+		rec.Code = res.Code
 	}
-	r.log.Info("Tool call", slog.String("tool", name), slog.String("result", decision),
-		slog.Duration("took", time.Since(start)))
+	rec.DurationMS = time.Since(start).Milliseconds()
+	r.opts.Audit.Record(rec)
+	r.log.Info("Tool call", slog.String("tool", name), slog.String("decision", string(rec.Decision)),
+		slog.String("rule", rec.Rule), slog.String("result", string(res.Code)), slog.Duration("took", time.Since(start)))
 	return res, err
 }
 
-func (r *Runner) call(ctx context.Context, name, args string) (Result, error) {
+func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
+	fail := func(res Result, rule string) prepared {
+		var te ToolError
+		_ = json.Unmarshal([]byte(res.Content), &te)
+		return prepared{fail: &res, verdict: Verdict{Decision: Deny, Code: res.Code, Reason: te.Reason, Rule: rule}}
+	}
 	// T2: a registered tool offered in this run.
 	e, ok := r.reg.lookup(name)
 	if !ok || !slices.Contains(r.opts.Allowed, name) {
 		if ok && r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk) {
-			return Fail(CodeReadOnlyRun, "", fmt.Sprintf("%s changes files; this run is read-only", name),
-				"use only "+strings.Join(r.allowedNames(), ", ")), nil
+			return fail(Fail(CodeReadOnlyRun, "", fmt.Sprintf("%s changes files; this run is read-only", name),
+				"use only "+strings.Join(r.allowedNames(), ", ")), "run.read_only")
 		}
-		return Fail(CodeUnknownTool, "", fmt.Sprintf("no tool named %q", truncate(name, 64)),
-			"available tools: "+strings.Join(r.allowedNames(), ", ")), nil
+		return fail(Fail(CodeUnknownTool, "", fmt.Sprintf("no tool named %q", truncate(name, 64)),
+			"available tools: "+strings.Join(r.allowedNames(), ", ")), "gateway.unknown_tool")
 	}
+	p := prepared{tool: e.tool}
 	// T1: the arguments are one JSON object.
 	raw := []byte(strings.TrimSpace(args))
 	if len(raw) == 0 {
@@ -100,26 +152,99 @@ func (r *Runner) call(ctx context.Context, name, args string) (Result, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&inst); err != nil || dec.More() {
-		return Fail(CodeInvalidArgs, "", "arguments are not valid JSON",
-			"send one JSON object matching the schema: "+compactSchema(e.tool.Schema)), nil
+		return withTool(fail(Fail(CodeInvalidArgs, "", "arguments are not valid JSON",
+			"send one JSON object matching the schema: "+compactSchema(e.tool.Schema)), "gateway.parse"), e.tool)
 	}
 	if _, isObj := inst.(map[string]any); !isObj {
-		return Fail(CodeInvalidArgs, "", "arguments must be a JSON object",
-			"send one JSON object matching the schema: "+compactSchema(e.tool.Schema)), nil
+		return withTool(fail(Fail(CodeInvalidArgs, "", "arguments must be a JSON object",
+			"send one JSON object matching the schema: "+compactSchema(e.tool.Schema)), "gateway.parse"), e.tool)
 	}
+	p.args = raw
 	// T3: schema.
 	if err := e.schema.Validate(inst); err != nil {
 		field, reason := describeSchemaError(err)
-		return Fail(CodeInvalidArgs, field, reason, "fix the argument and call again"), nil
+		return withTool(fail(Fail(CodeInvalidArgs, field, reason, "fix the argument and call again"), "gateway.schema"), e.tool)
 	}
 	// E4 fallback: nothing but reads in a read-only run.
 	if r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk) {
-		return Fail(CodeReadOnlyRun, "", fmt.Sprintf("%s changes files; this run is read-only", name), ""), nil
+		return withTool(fail(Fail(CodeReadOnlyRun, "", fmt.Sprintf("%s changes files; this run is read-only", name), ""), "run.read_only"), e.tool)
+	}
+	// T4-T6: the tool's own check: normalize, sandbox policy, preview.
+	c := &Check{Decision: Allow, Rule: "tool.no_check"}
+	if e.tool.Check != nil {
+		got, err := e.tool.Check(ctx, r.env, raw)
+		if err != nil || got == nil {
+			// A check that cannot decide fails closed.
+			return withTool(fail(Fail(CodeInternal, "", "the call could not be checked", ""), "gateway.check_failed"), e.tool)
+		}
+		c = got
+	}
+	// T5: policy rules and defaults.
+	d, rule := r.opts.Policy.Decide(e.tool, c)
+	p.verdict = Verdict{Decision: d, Rule: rule, Subject: c.Subject, Preview: c.Preview, Reason: c.Reason}
+	if d == Deny {
+		code, reason := c.Code, c.Reason
+		if c.Decision != Deny { // denied by a policy rule or risk default
+			code, reason = deniedCode(e.tool.Risk), "denied by policy"
+		}
+		if code == "" {
+			code = CodeApprovalDenied
+		}
+		field := c.Field
+		if c.Decision != Deny {
+			field = ""
+		}
+		recovery := "do not retry this call; choose another way or ask the user"
+		if code == CodePathOutsideRoot {
+			recovery = "use a path inside the workspace, relative to its root"
+		}
+		res := Fail(code, field, reason, recovery)
+		p.fail, p.verdict.Code, p.verdict.Reason = &res, code, reason
+	}
+	return p
+}
+
+func withTool(p prepared, t *Tool) prepared { p.tool = t; return p }
+
+// deniedCode is the code of a policy deny for a risk.
+func deniedCode(k Risk) Code {
+	switch k {
+	case RiskExecute:
+		return CodeCommandDenied
+	case RiskNetwork:
+		return CodeHostNotAllowed
+	}
+	return CodePolicyDenied
+}
+
+// execute runs the approval and execution steps of a prepared call.
+func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Result, error) {
+	if p.fail != nil {
+		return *p.fail, nil
+	}
+	name := p.tool.Name
+	switch {
+	case p.verdict.Decision == Allow:
+		rec.ApprovedBy = "policy"
+		if p.tool.Risk == RiskWrite {
+			ctx = withPreapproved(ctx)
+		}
+	case p.tool.Risk == RiskWrite:
+		// T7 for writes is the diff the user approves in the editor (E6).
+		rec.ApprovedBy = "diff"
+	case r.opts.Session.allowed(name, p.verdict.Subject):
+		rec.ApprovedBy = "session"
+	default:
+		res, by := r.approve(ctx, p)
+		if res != nil {
+			return *res, nil
+		}
+		rec.ApprovedBy = by
 	}
 	// T8: run, bounded in time, with panics contained.
 	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	res, err := r.run(cctx, e.tool, raw)
+	res, err := r.run(cctx, p.tool, p.args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Fail(CodeInternal, "", "cancelled", ""), ctx.Err()
@@ -132,6 +257,31 @@ func (r *Runner) call(ctx context.Context, name, args string) (Result, error) {
 	}
 	// T9: result checks.
 	return checkResult(res), nil
+}
+
+// approve asks the user (T7) within the policy's timeout (T15). It returns
+// a non-nil result when the call must not run.
+func (r *Runner) approve(ctx context.Context, p prepared) (*Result, string) {
+	if r.opts.Approver == nil {
+		res := Fail(CodeApprovalRequired, "", p.tool.Name+" needs the user's approval and nobody can approve here",
+			"do without this call, or ask the user to allow it in the policy")
+		return &res, ""
+	}
+	actx, cancel := context.WithTimeout(ctx, r.opts.Policy.ApprovalTimeout)
+	defer cancel()
+	ans, err := r.opts.Approver.Approve(actx, &ApprovalRequest{Tool: p.tool.Name, Risk: p.tool.Risk,
+		Subject: p.verdict.Subject, Preview: p.verdict.Preview, Reason: p.verdict.Rule})
+	switch {
+	case err != nil:
+		r.log.Warn("Approval failed; denying", slog.String("tool", p.tool.Name), slog.String("err", err.Error()))
+	case ans.Answer == AnswerApprove:
+		return nil, "user"
+	case ans.Answer == AnswerAlways:
+		r.opts.Session.remember(p.tool.Name, p.verdict.Subject)
+		return nil, "user(always)"
+	}
+	res := Fail(CodeApprovalDenied, "", "the user did not approve "+p.tool.Name, "do not repeat the call; ask the user what to do instead")
+	return &res, ""
 }
 
 func (r *Runner) run(ctx context.Context, t *Tool, args []byte) (res Result, err error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 // Risk is what a tool touches, declared by the tool and enforced by the
@@ -28,9 +30,44 @@ type Tool struct {
 	Schema      json.RawMessage // JSON Schema of the arguments object
 	Risk        Risk
 
+	// Check is the tool's static policy step (T4-T6): it normalizes the
+	// schema-valid args, applies the sandbox policy for what the tool
+	// touches (paths, SQL, URL, command) and describes the effect, without
+	// any side effect: `agentls vet` runs it too. Nil means allow with no
+	// preview.
+	Check func(ctx context.Context, env *Env, args json.RawMessage) (*Check, error)
+
 	// Run executes the call. Tool failures are returned as a Result with
 	// IsError set; a non-nil error means infrastructure failure.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Decision is a policy verdict.
+type Decision string
+
+// The verdicts, from most to least permissive.
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+)
+
+// Check is what a tool's static policy step found.
+type Check struct {
+	// Subject is the normalized thing the call touches, which policy
+	// patterns match: a workspace-relative path, a command, a URL, or
+	// "database: query". It must not contain secrets.
+	Subject string
+	// Decision is the tool's built-in verdict. Deny is final: no policy
+	// rule or approval can turn it into a run.
+	Decision Decision
+	Code     Code   // the error code of a deny
+	Field    string // the argument a deny is about, if one
+	Rule     string // the rule that decided, e.g. "sql.read_only"
+	Reason   string // safe to show to the model
+	// Preview describes the effect for the person approving it: a diff,
+	// command and working directory, method and URL, SQL objects.
+	Preview string
 }
 
 // Env is what a tool may use while running. Every field but Logger is
@@ -42,7 +79,9 @@ type Env struct {
 	Workspace Workspace
 	Edits     EditProposer
 	Findings  FindingSink
-	Logger    *slog.Logger
+	// HTTP is the network policy of http_fetch; nil means no network.
+	HTTP   *sandbox.HTTPPolicy
+	Logger *slog.Logger
 }
 
 // Workspace reads workspace files as the user sees them.

@@ -1,0 +1,186 @@
+package tools
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// Profiles name the surfaces a policy can differ by (T13).
+const (
+	ProfileEditor   = "editor"
+	ProfileHeadless = "headless"
+	ProfileCI       = "ci"
+)
+
+// Rule is one allow / ask / deny rule: a tool (or a risk, or "*") and an
+// optional pattern over the call's normalized subject, in the form users
+// know from other agents: run_command(go test *), write_file(src/**),
+// http_fetch(https://api.github.com/*), risk:network.
+type Rule struct {
+	Text     string // as written, for audit and `vet`
+	Tool     string // tool name or "*"; empty when Risk is set
+	Risk     Risk
+	Decision Decision
+	Source   string // "user", "project" or "default"
+	pattern  *regexp.Regexp
+}
+
+// ParseRule parses one rule string.
+func ParseRule(text string, d Decision, source string) (Rule, error) {
+	r := Rule{Text: text, Decision: d, Source: source}
+	s := strings.TrimSpace(text)
+	if rest, ok := strings.CutPrefix(s, "risk:"); ok {
+		r.Risk = Risk(rest)
+		switch r.Risk {
+		case RiskRead, RiskWrite, RiskExecute, RiskNetwork, RiskMCP, RiskNone:
+			return r, nil
+		}
+		return r, fmt.Errorf("rule %q: unknown risk %q", text, rest)
+	}
+	name, pat, hasPat := strings.Cut(s, "(")
+	if hasPat {
+		if !strings.HasSuffix(pat, ")") {
+			return r, fmt.Errorf("rule %q: missing ')'", text)
+		}
+		pat = strings.TrimSuffix(pat, ")")
+		if pat == "" {
+			return r, fmt.Errorf("rule %q: empty pattern", text)
+		}
+	}
+	if name != "*" && !toolNameRE.MatchString(name) {
+		return r, fmt.Errorf("rule %q: %q is not a tool name", text, name)
+	}
+	r.Tool = name
+	if hasPat {
+		re, err := globRE(pat)
+		if err != nil {
+			return r, fmt.Errorf("rule %q: %v", text, err)
+		}
+		r.pattern = re
+	}
+	return r, nil
+}
+
+// globRE compiles a pattern: ** matches anything, * anything but "/" when
+// the pattern is a path (has no space and no "://"), anything otherwise;
+// ? one character. Everything else is literal.
+func globRE(pat string) (*regexp.Regexp, error) {
+	pathLike := !strings.ContainsAny(pat, " \t") && !strings.Contains(pat, "://")
+	var b strings.Builder
+	b.WriteString(`^`)
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; {
+		case c == '*' && i+1 < len(pat) && pat[i+1] == '*':
+			b.WriteString(`.*`)
+			i++
+		case c == '*' && pathLike:
+			b.WriteString(`[^/]*`)
+		case c == '*':
+			b.WriteString(`.*`)
+		case c == '?':
+			b.WriteString(`.`)
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`$`)
+	return regexp.Compile(b.String())
+}
+
+func (r *Rule) matches(t *Tool, subject string) bool {
+	switch {
+	case r.Risk != "":
+		return t.Risk == r.Risk
+	case r.Tool != "*" && r.Tool != t.Name:
+		return false
+	}
+	return r.pattern == nil || r.pattern.MatchString(subject)
+}
+
+// Policy decides allow / ask / deny for a checked call (T5, T13, T14).
+type Policy struct {
+	Profile string
+	Rules   []Rule
+	// Risks are the defaults per risk when no rule matches.
+	Risks map[Risk]Decision
+	// HTTP is the network allowlist for http_fetch; nil means no network.
+	HTTP *sandbox.HTTPPolicy
+	// ApprovalTimeout bounds each question to the user (T15).
+	ApprovalTimeout time.Duration
+	// Warnings lists rules and settings that were skipped while loading.
+	Warnings []string
+}
+
+// DefaultPolicy returns the built-in policy of a profile: reads allowed;
+// writes, commands, network and MCP asked in the editor and headless; in
+// CI, where nobody can answer, commands, network and MCP are off.
+func DefaultPolicy(profile string) *Policy {
+	p := &Policy{Profile: profile, ApprovalTimeout: 5 * time.Minute, Risks: map[Risk]Decision{
+		RiskRead: Allow, RiskNone: Allow, RiskWrite: Ask, RiskExecute: Ask, RiskNetwork: Ask, RiskMCP: Ask,
+	}}
+	if profile == ProfileCI {
+		p.Risks[RiskExecute], p.Risks[RiskNetwork], p.Risks[RiskMCP] = Deny, Deny, Deny
+	}
+	return p
+}
+
+// Decide combines the tool's own verdict with the rules: the tool's deny is
+// final; then any matching deny rule, then any ask rule, then an allow rule
+// (which may lift the tool's ask), then the risk default — never below the
+// tool's own verdict. It returns the decision and the rule that made it.
+func (p *Policy) Decide(t *Tool, c *Check) (Decision, string) {
+	if c.Decision == Deny {
+		return Deny, c.Rule
+	}
+	var ask, allow *Rule
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if !r.matches(t, c.Subject) {
+			continue
+		}
+		switch r.Decision {
+		case Deny:
+			return Deny, "policy: " + r.Text
+		case Ask:
+			if ask == nil {
+				ask = r
+			}
+		case Allow:
+			if allow == nil {
+				allow = r
+			}
+		}
+	}
+	switch {
+	case ask != nil:
+		return Ask, "policy: " + ask.Text
+	case allow != nil:
+		return Allow, "policy: " + allow.Text
+	}
+	d, ok := p.Risks[t.Risk]
+	if !ok {
+		d = Ask
+	}
+	rule := "default: risk " + string(t.Risk)
+	if stricter(c.Decision, d) {
+		d, rule = c.Decision, c.Rule
+	}
+	return d, rule
+}
+
+// stricter reports whether a is stricter than b.
+func stricter(a, b Decision) bool { return rank(a) > rank(b) }
+
+func rank(d Decision) int {
+	switch d {
+	case Allow:
+		return 0
+	case Ask:
+		return 1
+	}
+	return 2 // deny, and anything unknown: fail closed
+}

@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// policyJSON is the policy file format, the same for the user file and the
+// project file (.agentls/policy.json):
+//
+//	{
+//	  "allow": ["run_command(go test *)", "http_fetch(https://api.github.com/*)"],
+//	  "ask":   ["write_file(**.md)"],
+//	  "deny":  ["run_command(git push *)", "risk:mcp"],
+//	  "risks": {"execute": "ask", "network": "deny"},
+//	  "profiles": {"ci": {"deny": ["risk:execute"]}},
+//	  "http": {"allow": ["https://api.github.com", "https://pkg.go.dev"], "methods": ["GET", "HEAD"]},
+//	  "approval_timeout_seconds": 300
+//	}
+type policyJSON struct {
+	Allow    []string               `json:"allow"`
+	Ask      []string               `json:"ask"`
+	Deny     []string               `json:"deny"`
+	Risks    map[string]string      `json:"risks"`
+	Profiles map[string]*policyJSON `json:"profiles"`
+	HTTP     *struct {
+		Allow   []string `json:"allow"`
+		Methods []string `json:"methods"`
+	} `json:"http"`
+	ApprovalTimeoutSeconds int `json:"approval_timeout_seconds"`
+}
+
+// LoadPolicy builds the policy of a profile from the built-in defaults, the
+// user's file and the project's file (either may be "" or missing). The
+// project file can add asks and denies; it can never loosen anything: its
+// allow rules and looser risk defaults are skipped with a warning. A rule
+// that does not parse is skipped with a warning and the others apply. A
+// file that is not valid JSON is an error: silently dropping its denies
+// would fail open.
+func LoadPolicy(profile, userFile, projectFile string) (*Policy, error) {
+	p := DefaultPolicy(profile)
+	for _, f := range []struct{ path, source string }{{userFile, "user"}, {projectFile, "project"}} {
+		pj, err := readPolicyFile(f.path)
+		if err != nil {
+			return nil, err
+		}
+		if pj == nil {
+			continue
+		}
+		p.merge(pj, f.source, f.path)
+		if prof := pj.Profiles[profile]; prof != nil {
+			p.merge(prof, f.source, f.path+" profile "+profile)
+		}
+	}
+	return p, nil
+}
+
+func readPolicyFile(path string) (*policyJSON, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %v", path, err)
+	}
+	var pj policyJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pj); err != nil {
+		return nil, fmt.Errorf("policy %s: %v", path, err)
+	}
+	return &pj, nil
+}
+
+func (p *Policy) merge(pj *policyJSON, source, where string) {
+	warn := func(format string, args ...any) {
+		p.Warnings = append(p.Warnings, where+": "+fmt.Sprintf(format, args...))
+	}
+	add := func(list []string, d Decision) {
+		for _, text := range list {
+			if source == "project" && d == Allow {
+				warn("allow rule %q ignored: a project policy can only add asks and denies", text)
+				continue
+			}
+			r, err := ParseRule(text, d, source)
+			if err != nil {
+				warn("%v; rule skipped", err)
+				continue
+			}
+			p.Rules = append(p.Rules, r)
+		}
+	}
+	add(pj.Deny, Deny)
+	add(pj.Ask, Ask)
+	add(pj.Allow, Allow)
+	for risk, ds := range pj.Risks {
+		d := Decision(ds)
+		if d != Allow && d != Ask && d != Deny {
+			warn("risk %s: unknown decision %q; skipped", risk, ds)
+			continue
+		}
+		old, known := p.Risks[Risk(risk)]
+		if !known {
+			warn("unknown risk %q; skipped", risk)
+			continue
+		}
+		if source == "project" && stricter(old, d) {
+			warn("risk %s: %s ignored: a project policy cannot loosen %s", risk, d, old)
+			continue
+		}
+		p.Risks[Risk(risk)] = d
+	}
+	if pj.HTTP != nil {
+		if p.HTTP == nil {
+			p.HTTP = &sandbox.HTTPPolicy{}
+		}
+		p.HTTP.Allow = append(p.HTTP.Allow, pj.HTTP.Allow...)
+		if len(pj.HTTP.Methods) > 0 {
+			if source == "project" {
+				warn("http.methods ignored: a project policy cannot widen methods")
+			} else {
+				p.HTTP.Methods = pj.HTTP.Methods
+			}
+		}
+	}
+	if s := pj.ApprovalTimeoutSeconds; s > 0 {
+		if source == "project" && time.Duration(s)*time.Second > p.ApprovalTimeout {
+			warn("approval_timeout_seconds ignored: a project policy cannot lengthen it")
+		} else {
+			p.ApprovalTimeout = time.Duration(s) * time.Second
+		}
+	}
+}
