@@ -40,7 +40,7 @@ func rangeOf(text string, start, end int) lspRange {
 // buildEdit makes the workspace/applyEdit params for a change: versioned
 // document edits with one annotated edit per hunk where the client supports
 // them (E6), plain changes otherwise.
-func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32, cur string, hs []hunk) map[string]any {
+func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32, cur string, hs []hunk, confirm bool) map[string]any {
 	edits := make([]textEdit, 0, len(hs))
 	annotations := map[string]changeAnnotation{}
 	for i, h := range hs {
@@ -50,7 +50,7 @@ func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32,
 			e.AnnotationID = id
 			annotations[id] = changeAnnotation{
 				Label:             fmt.Sprintf("%s: %s lines %s", ch.Tool, path.Base(ch.Path), h.lines),
-				NeedsConfirmation: true,
+				NeedsConfirmation: confirm,
 				Description:       fmt.Sprintf("agentls proposes hunk %d of %d in %s", i+1, len(hs), ch.Path),
 			}
 		}

@@ -21,6 +21,10 @@ const (
 	// params {"uris": [...]}, result {"saved": [...]}. Sent only to clients
 	// that set capabilities.experimental.agentls.saveDocuments.
 	MethodSaveDocuments = "agentls/saveDocuments"
+	// MethodEditText asks the user to edit a text (human_confirm "modify"):
+	// params {"prompt", "text"}, result {"text": string|null}. Sent only to
+	// clients that set capabilities.experimental.agentls.editText.
+	MethodEditText = "agentls/editText"
 )
 
 // Approval actions offered with window/showMessageRequest.
@@ -28,4 +32,5 @@ const (
 	ActionApprove     = "Approve"
 	ActionDeny        = "Deny"
 	ActionAlwaysAllow = "Always allow in this session"
+	ActionModify      = "Edit…"
 )

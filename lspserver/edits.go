@@ -87,7 +87,8 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 
 	// Clients that cannot show per-hunk confirmation get one question with
 	// the diff first; Neovim, for one, applies edits the moment they arrive.
-	if !caps.annotations {
+	pre := tools.Preapproved(ctx)
+	if !caps.annotations && !pre {
 		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
 		if s.ask(ctx, protocol.MessageTypeInfo, msg, ActionApprove, ActionDeny) != ActionApprove {
 			return refuse("the user declined the change to %s", ch.Path), nil
@@ -99,7 +100,7 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		v := doc.version
 		version = &v
 	}
-	params := buildEdit(caps, u, ch, version, cur, hs)
+	params := buildEdit(caps, u, ch, version, cur, hs, !pre)
 	var res struct {
 		Applied       bool   `json:"applied"`
 		FailureReason string `json:"failureReason"`

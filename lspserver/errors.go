@@ -26,6 +26,7 @@ type Reason string
 const (
 	ReasonSchemaInvalid    Reason = "schema.invalid"     // the command's arguments are wrong
 	ReasonPathEscape       Reason = "policy.path_escape" // a URI outside the workspace
+	ReasonPolicyInvalid    Reason = "policy.invalid"     // a policy file cannot be read
 	ReasonModelUnavailable Reason = "model.unavailable"  // endpoint down, garbage, or not configured
 	ReasonModelAuth        Reason = "model.auth"         // the endpoint refused the API key
 	ReasonModelRateLimited Reason = "model.rate_limited"

@@ -108,10 +108,12 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 		var exp struct {
 			Agentls struct {
 				SaveDocuments bool `json:"saveDocuments"`
+				EditText      bool `json:"editText"`
 			} `json:"agentls"`
 		}
 		if json.Unmarshal(c.Experimental, &exp) == nil {
 			caps.saveDocuments = exp.Agentls.SaveDocuments
+			caps.editText = exp.Agentls.EditText
 		}
 	}
 	return caps

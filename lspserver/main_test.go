@@ -309,3 +309,25 @@ func jsonLine(v any) string {
 	}
 	return string(b)
 }
+
+// clientCaps returns client capabilities: applyEdit with versioned
+// document changes and file creation always; change annotations, the
+// agentls/saveDocuments extension and work-done progress on request.
+func clientCaps(annotations, saveDocuments, progress bool) map[string]any {
+	we := map[string]any{"documentChanges": true, "resourceOperations": []string{"create"}}
+	if annotations {
+		we["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": false}
+	}
+	caps := map[string]any{
+		"workspace": map[string]any{"applyEdit": true, "workspaceEdit": we},
+		"window":    map[string]any{"workDoneProgress": progress},
+	}
+	if saveDocuments {
+		caps["experimental"] = map[string]any{"agentls": map[string]any{"saveDocuments": true}}
+	}
+	return caps
+}
+
+// fullCaps is a VS Code-like client with progress, with or without change
+// annotations.
+func fullCaps(annotations bool) map[string]any { return clientCaps(annotations, false, true) }

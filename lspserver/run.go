@@ -58,6 +58,15 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 	if err != nil {
 		return nil, err
 	}
+	policy := tools.DefaultPolicy(tools.ProfileEditor)
+	if s.opts.LoadPolicy != nil {
+		if policy, err = s.opts.LoadPolicy(s.root); err != nil {
+			return nil, failf(ReasonPolicyInvalid, err.Error())
+		}
+	}
+	for _, w := range policy.Warnings {
+		s.logMessage(ctx, protocol.MessageTypeWarning, "agentls policy: "+w)
+	}
 	if s.opts.NewModel == nil {
 		return nil, failf(ReasonModelUnavailable, "no model is configured; set OPENAI_BASE_URL and AGENTLS_MODEL")
 	}
@@ -83,7 +92,8 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 	counts := &editCounts{}
 	sink := &findingSink{s: s, ws: ws}
 	prop := &proposer{s: s, ws: ws, counts: counts}
-	env := &tools.Env{Root: s.root, Workspace: ws, Findings: sink, Logger: log}
+	env := &tools.Env{Root: s.root, Workspace: ws, Findings: sink, Logger: log,
+		Approver: approver{s}, HTTP: policy.HTTP}
 	allowed := tools.PlanTools
 	switch mode {
 	case "review":
@@ -92,7 +102,10 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 		allowed = tools.ExecuteTools
 		env.Edits = prop
 	}
-	runner := tools.NewRunner(s.reg, env, &tools.RunnerOptions{Allowed: allowed, ReadOnly: mode != "execute", Logger: log})
+	runner := tools.NewRunner(s.reg, env, &tools.RunnerOptions{
+		Allowed: allowed, ReadOnly: mode != "execute", Logger: log,
+		Policy: policy, Approver: approver{s}, Session: s.sess, Audit: s.opts.Audit, SessionID: id,
+	})
 	prog := s.beginProgress(rctx, id, "agentls "+mode)
 	out := agent.Run(rctx, &agent.RunOptions{
 		Model: model, Tools: runner, Mode: mode, Task: task,

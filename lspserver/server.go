@@ -29,6 +29,12 @@ type Options struct {
 	SaveTimeout time.Duration
 	// MaxTurns bounds each run; zero means agent.DefaultMaxTurns.
 	MaxTurns int
+	// LoadPolicy returns the policy for a run in the workspace root; it is
+	// called at the start of every run, so edits to policy files apply to
+	// the next run. Nil means the built-in editor policy.
+	LoadPolicy func(root string) (*tools.Policy, error)
+	// Audit receives one record per tool decision; nil discards.
+	Audit *tools.AuditLog
 	// Logger receives server logs (never stdout). Nil discards them.
 	Logger *slog.Logger
 }
@@ -63,6 +69,7 @@ type Server struct {
 	reg  *tools.Registry
 	conn jsonrpc2.Conn
 	docs *documents
+	sess *tools.Session // "always allow" answers of this connection
 
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -75,7 +82,6 @@ type Server struct {
 	caps     clientCaps
 	inflight map[jsonrpc2.ID]*pendingCall
 	runs     map[string]*runState
-	always   map[string]bool // "always allow" answers of this session
 	diagURIs map[string]bool // URIs holding agentls diagnostics
 }
 
@@ -95,15 +101,16 @@ type clientCaps struct {
 	createFiles      bool
 	workDoneProgress bool
 	saveDocuments    bool // experimental.agentls.saveDocuments
+	editText         bool // experimental.agentls.editText
 }
 
 func newServer(opts *Options) *Server {
 	s := &Server{
 		docs:     newDocuments(),
+		sess:     tools.NewSession(),
 		exited:   make(chan struct{}),
 		inflight: make(map[jsonrpc2.ID]*pendingCall),
 		runs:     make(map[string]*runState),
-		always:   make(map[string]bool),
 		diagURIs: make(map[string]bool),
 	}
 	if opts != nil {

@@ -29,12 +29,12 @@ var ReviewTools = []string{"read_file", "list_dir", "search", "report_finding"}
 
 // ExecuteTools are the tools of an execute run: [PlanTools] plus the two
 // tools that propose file changes.
-var ExecuteTools = []string{"read_file", "list_dir", "search", "edit_file", "write_file"}
+var ExecuteTools = []string{"read_file", "list_dir", "search", "edit_file", "write_file", "human_confirm"}
 
 // Builtins returns fresh definitions of the built-in file tools (B1), ready
 // for [Registry.MustRegister].
 func Builtins() []*Tool {
-	return withChecks([]*Tool{readFileTool(), listDirTool(), searchTool(), editFileTool(), writeFileTool(), reportFindingTool()})
+	return withChecks([]*Tool{readFileTool(), listDirTool(), searchTool(), editFileTool(), writeFileTool(), reportFindingTool(), humanConfirmTool()})
 }
 
 // Limits shared by the built-in tools.

@@ -10,7 +10,7 @@ func TestBuiltins_B1_Registry(t *testing.T) {
 	reg := NewRegistry()
 	reg.MustRegister(Builtins()...) // panics on a bad name, schema or risk
 	risks := map[string]Risk{"read_file": RiskRead, "list_dir": RiskRead, "search": RiskRead,
-		"edit_file": RiskWrite, "write_file": RiskWrite, "report_finding": RiskNone}
+		"edit_file": RiskWrite, "write_file": RiskWrite, "report_finding": RiskNone, "human_confirm": RiskNone}
 	for _, tool := range Builtins() {
 		if risks[tool.Name] != tool.Risk {
 			t.Errorf("%s risk = %s; want %s", tool.Name, tool.Risk, risks[tool.Name])

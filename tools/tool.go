@@ -79,6 +79,8 @@ type Env struct {
 	Workspace Workspace
 	Edits     EditProposer
 	Findings  FindingSink
+	// Approver asks the user directly (human_confirm); nil means nobody can.
+	Approver Approver
 	// HTTP is the network policy of http_fetch; nil means no network.
 	HTTP   *sandbox.HTTPPolicy
 	Logger *slog.Logger

@@ -155,6 +155,7 @@ var nodeScenarios = []nodeScenario{
 			t.Errorf("E6: a rejected edit must reach the model as approval_denied; tool result for call_1: %q (found %v)", res, ok)
 		}
 	}},
+	{name: "execute_without_saveDocuments_E6", scenario: "execute-no-save", allTurns: true},
 	{name: "review_E5", scenario: "review", allTurns: true},
 	{name: "cancel_request_E8", scenario: "cancel-request"},
 	{name: "cancel_command_E8", scenario: "cancel-command"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/tools"
 )
 
 // headlessCmd runs plan, review or exec in the current directory (E11).
@@ -20,6 +21,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	approve := fs.String("approve", defaultApprove(stdin), "how to answer approvals: ask, never or all")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	verbose := fs.Bool("v", false, "debug logging on stderr")
+	profile := fs.String("profile", tools.ProfileHeadless, "policy profile: editor, headless or ci")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -42,10 +44,14 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	if *verbose {
 		logw = stderr
 	}
-	opts, err := serverOptions(getenv, newLogger(logw, *verbose))
+	log := newLogger(logw, *verbose)
+	opts, err := serverOptions(getenv, log, *profile)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls: %v\n", err)
 		return 1
+	}
+	if closer := openAudit(opts, getenv, log); closer != nil {
+		defer closer.Close()
 	}
 	mode := cmd
 	if cmd == "exec" {

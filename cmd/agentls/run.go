@@ -14,11 +14,14 @@ import (
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/tools"
 )
 
 const usage = `usage:
   agentls [serve] [-log FILE] [-v]     speak LSP on stdio (editors start this)
   agentls plan|review|exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION
+  agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl
+  agentls call [--root DIR] [--approve never|all] TOOL JSON
   agentls demo                         offline demo with a built-in scripted model
   agentls version
 
@@ -36,6 +39,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return serve(ctx, args, stdin, stdout, stderr, getenv)
 	case "plan", "review", "exec", "execute":
 		return headlessCmd(ctx, cmd, args, stdin, stdout, stderr, getenv)
+	case "vet":
+		return vetCmd(ctx, args, stdin, stdout, stderr, getenv)
+	case "call":
+		return callCmd(ctx, args, stdout, stderr, getenv)
 	case "demo":
 		newModel := func(baseURL, model string) (agent.Model, error) {
 			return openai.New(&openai.Options{BaseURL: baseURL, Model: model, APIKey: "demo"})
@@ -61,6 +68,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	fs.SetOutput(stderr)
 	logFile := fs.String("log", "", "write logs to this file instead of stderr")
 	verbose := fs.Bool("v", false, "debug logging")
+	profile := fs.String("profile", tools.ProfileEditor, "policy profile: editor, headless or ci")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -75,10 +83,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		logw = f
 	}
 	log := newLogger(logw, *verbose)
-	opts, err := serverOptions(getenv, log)
+	opts, err := serverOptions(getenv, log, *profile)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls: %v\n", err)
 		return 1
+	}
+	if closer := openAudit(opts, getenv, log); closer != nil {
+		defer closer.Close()
 	}
 	lspserver.Version = version
 	if err := lspserver.Serve(ctx, stdio{stdin, stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
@@ -99,15 +110,19 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 // serverOptions wires the model configuration into the server. A missing
 // model is not an error here: the server starts and each run says what to
 // configure.
-func serverOptions(getenv func(string) string, log *slog.Logger) (*lspserver.Options, error) {
+func serverOptions(getenv func(string) string, log *slog.Logger, profile string) (*lspserver.Options, error) {
 	cfg, err := agent.LoadConfig(agent.DefaultConfigPath(getenv), getenv)
 	if err != nil {
 		return nil, err
 	}
 	log.Debug("Model config", slog.String("config", cfg.String()))
+	userPolicy := userPolicyPath(getenv)
 	return &lspserver.Options{
 		Logger:   log,
 		MaxTurns: cfg.MaxTurns,
+		LoadPolicy: func(root string) (*tools.Policy, error) {
+			return tools.LoadPolicy(profile, userPolicy, projectPolicyPath(root))
+		},
 		NewModel: func() (agent.Model, error) {
 			if cfg.Model == "" {
 				return nil, errors.New("no model configured: set AGENTLS_MODEL (and OPENAI_BASE_URL for a local server), or run `agentls demo`")
@@ -115,6 +130,22 @@ func serverOptions(getenv func(string) string, log *slog.Logger) (*lspserver.Opt
 			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log})
 		},
 	}, nil
+}
+
+// openAudit opens the audit log in the state directory; without one the
+// server runs on and says so.
+func openAudit(opts *lspserver.Options, getenv func(string) string, log *slog.Logger) io.Closer {
+	dir := stateDir(getenv)
+	if dir == "" {
+		return nil
+	}
+	audit, closer, err := tools.OpenAuditLog(dir)
+	if err != nil {
+		log.Warn("No audit log", slog.String("err", err.Error()))
+		return nil
+	}
+	opts.Audit = audit
+	return closer
 }
 
 // stdio joins stdin and stdout into the server's stream. Close closes

@@ -76,8 +76,14 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 		c.out.diff(rel, udiff.Unified("a/"+rel, "b/"+rel, old, proposed))
 		for i, e := range dc.Edits {
 			label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(dc.Edits), rel)
-			if a, ok := p.Edit.ChangeAnnotations[e.AnnotationID]; ok {
+			a, annotated := p.Edit.ChangeAnnotations[e.AnnotationID]
+			if annotated {
 				label = a.Label
+			}
+			if annotated && !a.NeedsConfirmation {
+				c.out.approval("Apply "+label+"?", lspserver.ActionApprove, "allowed by policy")
+				keep = append(keep, all[i])
+				continue
 			}
 			if c.confirm("Apply " + label + "?") {
 				keep = append(keep, all[i])

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// callCmd runs one tool call through the whole gateway and prints the
+// structured result: for scripting and debugging tools.
+func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	g := gatewayFlags(fs, getenv)
+	approve := fs.String("approve", "never", "answer approvals: never or all")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 2 || (*approve != "never" && *approve != "all") {
+		fmt.Fprintln(stderr, "usage: agentls call [--root DIR] [--policy FILE] [--profile NAME] [--approve never|all] TOOL JSON")
+		return 2
+	}
+	ap := cliApprover{all: *approve == "all", w: stderr}
+	edits := &tools.DiskProposer{Approver: ap}
+	runner, err := g.runner(tools.ProfileHeadless, ap, edits)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls call: %v\n", err)
+		return 1
+	}
+	edits.Root = g.env.Root
+	res, err := runner.Call(ctx, fs.Arg(0), fs.Arg(1))
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls call: %v\n", err)
+		return 1
+	}
+	out, _ := json.Marshal(res)
+	fmt.Fprintf(stdout, "%s\n", out)
+	if res.IsError {
+		return 1
+	}
+	return 0
+}
+
+// cliApprover answers every approval the same way and says so on stderr.
+type cliApprover struct {
+	all bool
+	w   io.Writer
+}
+
+func (a cliApprover) Approve(_ context.Context, req *tools.ApprovalRequest) (tools.ApprovalResponse, error) {
+	what := req.Preview
+	if what == "" {
+		what = req.Subject
+	}
+	if req.Question != "" {
+		what = req.Question
+	}
+	if a.all {
+		fmt.Fprintf(a.w, "approved (--approve=all): %s %s\n", req.Tool, what)
+		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Text: req.Text}, nil
+	}
+	fmt.Fprintf(a.w, "denied (--approve=never): %s %s\n", req.Tool, what)
+	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+}

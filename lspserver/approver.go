@@ -1,0 +1,65 @@
+package lspserver
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// approver implements tools.Approver with window/showMessageRequest (E7):
+// Approve / Deny / Always allow in this session. No answer within the
+// timeout, an error, a disconnect or an unknown title is a deny.
+type approver struct{ s *Server }
+
+func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tools.ApprovalResponse, error) {
+	if req.Question != "" {
+		return a.confirm(ctx, req)
+	}
+	msg := fmt.Sprintf("agentls wants to run %s (%s):\n%s", req.Tool, req.Risk, req.Preview)
+	if req.Preview == "" {
+		msg = fmt.Sprintf("agentls wants to run %s (%s): %s", req.Tool, req.Risk, req.Subject)
+	}
+	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, ActionApprove, ActionDeny, ActionAlwaysAllow) {
+	case ActionApprove:
+		return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
+	case ActionAlwaysAllow:
+		return tools.ApprovalResponse{Answer: tools.AnswerAlways}, nil
+	}
+	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+}
+
+// confirm serves human_confirm: the model's own question. Clients of ours
+// that can edit text answer agentls/editText; the rest get approve / deny.
+func (a approver) confirm(ctx context.Context, req *tools.ApprovalRequest) (tools.ApprovalResponse, error) {
+	msg := req.Question
+	if req.Text != "" {
+		msg += "\n\n" + req.Text
+	}
+	actions := []string{ActionApprove, ActionDeny}
+	if req.Text != "" && a.s.editTextSupported() {
+		actions = append(actions, ActionModify)
+	}
+	switch a.s.ask(ctx, protocol.MessageTypeInfo, msg, actions...) {
+	case ActionApprove:
+		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Text: req.Text}, nil
+	case ActionModify:
+		var res struct {
+			Text *string `json:"text"`
+		}
+		err := a.s.clientCall(ctx, MethodEditText, map[string]any{"prompt": req.Question, "text": req.Text}, &res)
+		if err != nil || res.Text == nil {
+			return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+		}
+		return tools.ApprovalResponse{Answer: tools.AnswerModify, Text: *res.Text}, nil
+	}
+	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+}
+
+func (s *Server) editTextSupported() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps.editText
+}

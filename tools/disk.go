@@ -1,0 +1,64 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// DiskProposer is an [EditProposer] for surfaces without an editor
+// (`agentls call`): it shows the diff to the Approver and, when approved,
+// writes the whole change to disk atomically through an os.Root. Without
+// an editor there are no per-hunk answers: the change lands whole or not
+// at all.
+type DiskProposer struct {
+	Root     string // the workspace root
+	Approver Approver
+}
+
+// Propose implements [EditProposer].
+func (d *DiskProposer) Propose(ctx context.Context, ch *FileChange) (*EditOutcome, error) {
+	root, err := sandbox.OpenRoot(d.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	cur, err := root.ReadFile(ch.Path, maxFileBytes)
+	exists := err == nil
+	switch {
+	case ch.Create && exists, !ch.Create && !exists, !ch.Create && string(cur) != string(ch.Old):
+		return &EditOutcome{Stale: true, Reason: ch.Path + " changed since it was read"}, nil
+	}
+	if !Preapproved(ctx) {
+		if d.Approver == nil {
+			return &EditOutcome{Reason: "nobody can approve the change here"}, nil
+		}
+		diff := udiff.Unified("a/"+ch.Path, "b/"+ch.Path, string(ch.Old), string(ch.New))
+		ans, err := d.Approver.Approve(ctx, &ApprovalRequest{Tool: ch.Tool, Risk: RiskWrite, Subject: ch.Path, Preview: diff})
+		if err != nil || (ans.Answer != AnswerApprove && ans.Answer != AnswerAlways) {
+			return &EditOutcome{Reason: "the user rejected the change"}, nil
+		}
+	}
+	if err := root.WriteFileAtomic(ch.Path, ch.New, 0o644); err != nil {
+		return &EditOutcome{Reason: fmt.Sprintf("write %s: %v", ch.Path, err)}, nil
+	}
+	return &EditOutcome{Applied: true, Saved: true, Hunks: []HunkOutcome{{Index: 0, Lines: "all", Applied: true}}}, nil
+}
+
+// DiskWorkspace is a [Workspace] with no editor: it reads the disk through
+// an os.Root opened per read.
+func DiskWorkspace(root string) Workspace { return diskWorkspace(root) }
+
+type diskWorkspace string
+
+func (d diskWorkspace) ReadFile(_ context.Context, rel string) ([]byte, error) {
+	r, err := sandbox.OpenRoot(string(d))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadFile(rel, maxFileBytes)
+}

@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// humanConfirmTool lets the model ask the user itself (T16). The answer is
+// structured: approve, deny, or modify with the user's edited text.
+func humanConfirmTool() *Tool {
+	return &Tool{
+		Name:        "human_confirm",
+		Description: description("human_confirm"),
+		Risk:        RiskNone,
+		Schema: json.RawMessage(`{
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["question"],
+	"properties": {
+		"question": {"type": "string", "minLength": 1, "maxLength": 2000},
+		"text": {"type": "string", "maxLength": 20000, "description": "a command or text the user may edit before approving"}
+	}
+}`),
+		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Check, error) {
+			var a struct{ Question string }
+			_ = json.Unmarshal(raw, &a)
+			return &Check{Decision: Allow, Rule: "human_confirm", Subject: a.Question}, nil
+		},
+		Run: runHumanConfirm,
+	}
+}
+
+func runHumanConfirm(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	var a struct {
+		Question string `json:"question"`
+		Text     string `json:"text"`
+	}
+	if f := decodeArgs(raw, &a); f != nil {
+		return *f, nil
+	}
+	if env.Approver == nil {
+		return Fail(CodeApprovalRequired, "", "nobody can answer questions in this run", "decide without asking, conservatively"), nil
+	}
+	ans, err := env.Approver.Approve(ctx, &ApprovalRequest{Tool: "human_confirm", Risk: RiskNone, Question: a.Question, Text: a.Text})
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	out := struct {
+		Answer Answer `json:"answer"`
+		Text   string `json:"text,omitempty"`
+	}{Answer: AnswerDeny}
+	switch {
+	case err != nil:
+	case ans.Answer == AnswerApprove || ans.Answer == AnswerAlways:
+		out.Answer, out.Text = AnswerApprove, a.Text
+	case ans.Answer == AnswerModify:
+		out.Answer, out.Text = AnswerModify, ans.Text
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return Result{}, fmt.Errorf("human_confirm: %w", err)
+	}
+	return Result{Content: string(b)}, nil
+}
