@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// exampleCase is one labelled case of testdata/policy-examples.
+type exampleCase struct {
+	Path, Op, Cmd, URL, Method, SQL string
+	Expect, Why, Category         string
+	Soft                          bool
+	Setup                         []struct{ Op, Link, Target, Path string }
+	Resolve                       []string `json:"resolve"`
+	RedirectTo                    string   `json:"redirect_to"`
+}
+
+func loadExamples(t *testing.T, name string) []exampleCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "policy-examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []exampleCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var c exampleCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// vetOne runs `agentls vet` in-process on one call and returns its verdict.
+func vetOne(t *testing.T, args []string, call map[string]any) map[string]any {
+	t.Helper()
+	in, _ := json.Marshal(call)
+	var stdout, stderr bytes.Buffer
+	env := func(k string) string {
+		if k == "HOME" || k == "XDG_CONFIG_HOME" {
+			return t.TempDir() // no user policy
+		}
+		return ""
+	}
+	if code := run(context.Background(), append([]string{"vet"}, args...), bytes.NewReader(append(in, '\n')), &stdout, &stderr, env); code != 0 {
+		t.Fatalf("vet exit %d: %s", code, stderr.String())
+	}
+	var v map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+		t.Fatalf("vet output %q: %v", stdout.String(), err)
+	}
+	return v
+}
+
+// score tallies one file's cases as the examples README says: unsafe
+// misses fail the test, over-blocking is reported.
+type score struct{ right, unsafe, overblocked, soft int }
+
+func (s score) String() string {
+	return fmt.Sprintf("%d right, %d unsafe, %d over-blocked (%d soft cases either way)", s.right, s.unsafe, s.overblocked, s.soft)
+}
+
+// TestPolicyExamples_Paths_B1 asks vet about every labelled path case
+// (read_file for op read, write_file for op write) on the README's fixture.
+func TestPolicyExamples_Paths_B1(t *testing.T) {
+	var s score
+	for _, c := range loadExamples(t, "paths.jsonl") {
+		base := t.TempDir()
+		root, outside := filepath.Join(base, "project"), filepath.Join(base, "outside")
+		for _, d := range []string{"src", ".git/hooks", "docs"} {
+			must(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+		}
+		must(t, os.MkdirAll(filepath.Join(outside, "sub"), 0o755))
+		for _, f := range []string{"src/main.go", "README.md", ".git/config"} {
+			must(t, os.WriteFile(filepath.Join(root, f), []byte("x\n"), 0o644))
+		}
+		must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret\n"), 0o644))
+		subst := strings.NewReplacer("{{ROOT}}", root, "{{OUTSIDE}}", outside, "{{ROOTNAME}}", "project")
+		for _, st := range c.Setup {
+			switch st.Op {
+			case "symlink":
+				must(t, os.Symlink(subst.Replace(st.Target), filepath.Join(root, st.Link)))
+			case "hardlink":
+				must(t, os.Link(subst.Replace(st.Target), filepath.Join(root, st.Link)))
+			case "mkfifo":
+				must(t, syscall.Mkfifo(filepath.Join(root, st.Path), 0o644))
+			}
+		}
+		call := map[string]any{"tool": "read_file", "args": map[string]any{"path": subst.Replace(c.Path)}}
+		if c.Op == "write" {
+			call = map[string]any{"tool": "write_file", "args": map[string]any{"path": subst.Replace(c.Path), "content": "x"}}
+		}
+		v := vetOne(t, []string{"--root", root}, call)
+		refused := v["decision"] == "deny" && v["code"] == "path_outside_root"
+		switch {
+		case c.Soft:
+			s.soft++
+		case c.Expect == "outside" && !refused:
+			s.unsafe++
+			t.Errorf("UNSAFE: %s %q (%s) = %v", c.Op, c.Path, c.Why, v)
+		case c.Expect == "inside" && v["decision"] == "deny":
+			s.overblocked++
+			t.Logf("over-blocked: %s %q (%s) = %v", c.Op, c.Path, c.Why, v)
+		default:
+			s.right++
+		}
+	}
+	t.Logf("paths.jsonl: %s", s)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
