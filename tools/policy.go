@@ -109,6 +109,11 @@ type Policy struct {
 	Risks map[Risk]Decision
 	// HTTP is the network allowlist for http_fetch; nil means no network.
 	HTTP *sandbox.HTTPPolicy
+	// ShellRules extend the shell analyser's table; CommandTimeout caps
+	// run_command; CommandNetwork lets commands use the network.
+	ShellRules     []sandbox.CommandRule
+	CommandTimeout time.Duration
+	CommandNetwork bool
 	// ApprovalTimeout bounds each question to the user (T15).
 	ApprovalTimeout time.Duration
 	// Warnings lists rules and settings that were skipped while loading.
@@ -126,6 +131,14 @@ func DefaultPolicy(profile string) *Policy {
 		p.Risks[RiskExecute], p.Risks[RiskNetwork], p.Risks[RiskMCP] = Deny, Deny, Deny
 	}
 	return p
+}
+
+// Apply copies the policy's tool settings into env.
+func (p *Policy) Apply(env *Env) {
+	env.HTTP = p.HTTP
+	env.ShellRules = p.ShellRules
+	env.CommandTimeout = p.CommandTimeout
+	env.CommandNetwork = p.CommandNetwork
 }
 
 // Decide combines the tool's own verdict with the rules: the tool's deny is

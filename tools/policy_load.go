@@ -21,6 +21,8 @@ import (
 //	  "risks": {"execute": "ask", "network": "deny"},
 //	  "profiles": {"ci": {"deny": ["risk:execute"]}},
 //	  "http": {"allow": ["https://api.github.com", "https://pkg.go.dev"], "methods": ["GET", "HEAD"]},
+//	  "shell": {"timeout_seconds": 120, "network": false,
+//	            "commands": [{"name": "make", "decision": "allow"}, {"name": "git", "args": ["push"], "decision": "deny"}]},
 //	  "approval_timeout_seconds": 300
 //	}
 type policyJSON struct {
@@ -33,6 +35,11 @@ type policyJSON struct {
 		Allow   []string `json:"allow"`
 		Methods []string `json:"methods"`
 	} `json:"http"`
+	Shell *struct {
+		TimeoutSeconds int                   `json:"timeout_seconds"`
+		Network        bool                  `json:"network"`
+		Commands       []sandbox.CommandRule `json:"commands"`
+	} `json:"shell"`
 	ApprovalTimeoutSeconds int `json:"approval_timeout_seconds"`
 }
 
@@ -132,11 +139,44 @@ func (p *Policy) merge(pj *policyJSON, source, where string) {
 			}
 		}
 	}
+	if sh := pj.Shell; sh != nil {
+		p.mergeShell(sh.TimeoutSeconds, sh.Network, sh.Commands, source, warn)
+	}
 	if s := pj.ApprovalTimeoutSeconds; s > 0 {
 		if source == "project" && time.Duration(s)*time.Second > p.ApprovalTimeout {
 			warn("approval_timeout_seconds ignored: a project policy cannot lengthen it")
 		} else {
 			p.ApprovalTimeout = time.Duration(s) * time.Second
 		}
+	}
+}
+
+func (p *Policy) mergeShell(timeout int, network bool, rules []sandbox.CommandRule, source string, warn func(string, ...any)) {
+	project := source == "project"
+	if timeout > 0 {
+		d := time.Duration(timeout) * time.Second
+		if project && p.CommandTimeout > 0 && d > p.CommandTimeout {
+			warn("shell.timeout_seconds ignored: a project policy cannot lengthen it")
+		} else {
+			p.CommandTimeout = d
+		}
+	}
+	if network {
+		if project {
+			warn("shell.network ignored: a project policy cannot turn the network on")
+		} else {
+			p.CommandNetwork = true
+		}
+	}
+	for _, r := range rules {
+		if r.Name == "" {
+			warn("shell command rule without a name skipped")
+			continue
+		}
+		if project && (r.Decision == "allow" || (r.Decision != "ask" && r.Decision != "deny")) {
+			warn("shell command rule %q ignored: a project policy can only add asks and denies", r.Name)
+			continue
+		}
+		p.ShellRules = append(p.ShellRules, r)
 	}
 }

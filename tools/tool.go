@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/agentls/agentls/sandbox"
 )
@@ -81,6 +82,12 @@ type Env struct {
 	Findings  FindingSink
 	// Approver asks the user directly (human_confirm); nil means nobody can.
 	Approver Approver
+	// ShellRules extend the shell analyser's command table (policy file).
+	ShellRules []sandbox.CommandRule
+	// CommandTimeout caps run_command; zero means DefaultCommandTimeout.
+	CommandTimeout time.Duration
+	// CommandNetwork lets run_command use the network (policy file).
+	CommandNetwork bool
 	// HTTP is the network policy of http_fetch; nil means no network.
 	HTTP   *sandbox.HTTPPolicy
 	Logger *slog.Logger

@@ -156,6 +156,7 @@ var nodeScenarios = []nodeScenario{
 		}
 	}},
 	{name: "execute_without_saveDocuments_E6", scenario: "execute-no-save", allTurns: true},
+	{name: "execute_unsaved_buffer_E9", scenario: "execute-overlay", allTurns: true},
 	{name: "review_E5", scenario: "review", allTurns: true},
 	{name: "cancel_request_E8", scenario: "cancel-request"},
 	{name: "cancel_command_E8", scenario: "cancel-command"},

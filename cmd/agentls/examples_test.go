@@ -16,11 +16,11 @@ import (
 // exampleCase is one labelled case of testdata/policy-examples.
 type exampleCase struct {
 	Path, Op, Cmd, URL, Method, SQL string
-	Expect, Why, Category         string
-	Soft                          bool
-	Setup                         []struct{ Op, Link, Target, Path string }
-	Resolve                       []string `json:"resolve"`
-	RedirectTo                    string   `json:"redirect_to"`
+	Expect, Why, Category           string
+	Soft                            bool
+	Setup                           []struct{ Op, Link, Target, Path string }
+	Resolve                         []string `json:"resolve"`
+	RedirectTo                      string   `json:"redirect_to"`
 }
 
 func loadExamples(t *testing.T, name string) []exampleCase {

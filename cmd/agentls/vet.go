@@ -130,6 +130,7 @@ func (g *gateway) runner(defaultProfile string, approver tools.Approver, edits t
 	}
 	reg := tools.NewRegistry()
 	reg.MustRegister(tools.Builtins()...)
-	g.env = &tools.Env{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits, Approver: approver, HTTP: policy.HTTP}
+	g.env = &tools.Env{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits, Approver: approver}
+	policy.Apply(g.env)
 	return tools.NewRunner(reg, g.env, &tools.RunnerOptions{Allowed: reg.Names(), Policy: policy, Approver: approver}), nil
 }

@@ -1,0 +1,139 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// DefaultCommandTimeout caps run_command when the policy sets no cap.
+const DefaultCommandTimeout = 120 * time.Second
+
+// RunCommand returns the run_command tool (B2): the command is analysed
+// with a real shell parser (S5), decided by policy, and run in the sandbox
+// (S1-S4). Its check never runs anything, so `agentls vet` shows the
+// analysis alone.
+func RunCommand() *Tool {
+	return &Tool{
+		Name:        "run_command",
+		Description: description("run_command"),
+		Risk:        RiskExecute,
+		Schema: json.RawMessage(`{
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["command"],
+	"properties": {
+		"command": {"type": "string", "minLength": 1, "maxLength": 10000},
+		"timeout_ms": {"type": "integer", "minimum": 1, "maximum": 3600000}
+	}
+}`),
+		Check: checkRunCommand,
+		Run:   runRunCommand,
+	}
+}
+
+type runCommandArgs struct {
+	Command   string `json:"command"`
+	TimeoutMS intArg `json:"timeout_ms"`
+}
+
+func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, error) {
+	var a runCommandArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return denyCheck(CodeInvalidArgs, "args.decode", "arguments do not fit the tool"), nil
+	}
+	sp := &sandbox.ShellPolicy{Root: env.Root, Extra: env.ShellRules}
+	v := sp.Analyze(a.Command)
+	c := &Check{Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
+	if v.Command != "" && v.Command != c.Subject {
+		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, clipText(v.Command, 200))
+	}
+	switch v.Decision {
+	case sandbox.DecisionAllow:
+		c.Decision = Allow
+	case sandbox.DecisionDeny:
+		c.Decision, c.Code, c.Field = Deny, CodeCommandDenied, "command"
+	default:
+		c.Decision = Ask
+	}
+	c.Preview = fmt.Sprintf("$ %s\n(in the workspace, timeout %s, %s)", clipText(c.Subject, 2000),
+		commandTimeout(env, a.TimeoutMS), sandboxSummary(env))
+	return c, nil
+}
+
+func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	c, _ := checkRunCommand(ctx, env, raw)
+	if c.Decision == Deny {
+		return Fail(c.Code, c.Field, c.Reason, "do not retry this command; find a safer way"), nil
+	}
+	var a runCommandArgs
+	if f := decodeArgs(raw, &a); f != nil {
+		return *f, nil
+	}
+	res, err := sandbox.Exec(ctx, &sandbox.ExecSpec{
+		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
+		AllowNetwork: env.CommandNetwork,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		return Fail(CodeInternal, "", "the sandbox could not start the command: "+err.Error(), ""), nil
+	}
+	return formatExec(res), nil
+}
+
+// formatExec renders a command's outcome for the model: exit status, then
+// stdout and stderr, each already bounded by the sandbox.
+func formatExec(r *sandbox.ExecResult) Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "exit code %d", r.ExitCode)
+	if r.Signal != "" {
+		fmt.Fprintf(&b, " (%s)", r.Signal)
+	}
+	fmt.Fprintf(&b, ", %s\n", r.Duration.Round(time.Millisecond))
+	if r.Stdout != "" {
+		b.WriteString("[stdout]\n" + strings.TrimRight(r.Stdout, "\n") + "\n")
+	}
+	if r.Stderr != "" {
+		b.WriteString("[stderr]\n" + strings.TrimRight(r.Stderr, "\n") + "\n")
+	}
+	res := Result{Content: b.String()}
+	switch {
+	case r.TimedOut:
+		res.IsError, res.Code = true, CodeTimeout
+	case r.Canceled:
+		res.IsError, res.Code = true, CodeInternal
+	}
+	return res
+}
+
+// commandTimeout is the model's timeout capped by the policy.
+func commandTimeout(env *Env, ms intArg) time.Duration {
+	limit := env.CommandTimeout
+	if limit <= 0 {
+		limit = DefaultCommandTimeout
+	}
+	if ms > 0 && time.Duration(ms)*time.Millisecond < limit {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return limit
+}
+
+func sandboxSummary(env *Env) string {
+	if env.CommandNetwork {
+		return "sandboxed, network on"
+	}
+	return "sandboxed, no network"
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
