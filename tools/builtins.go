@@ -34,7 +34,7 @@ var ExecuteTools = []string{"read_file", "list_dir", "search", "edit_file", "wri
 // Builtins returns fresh definitions of the built-in file tools (B1), ready
 // for [Registry.MustRegister].
 func Builtins() []*Tool {
-	return withChecks([]*Tool{readFileTool(), listDirTool(), searchTool(), editFileTool(), writeFileTool(), reportFindingTool(), humanConfirmTool()})
+	return withChecks([]*Tool{readFileTool(), listDirTool(), searchTool(), editFileTool(), writeFileTool(), reportFindingTool(), humanConfirmTool(), RunCommand(), SQLQuery(), HTTPFetch(), Calculator()})
 }
 
 // Limits shared by the built-in tools.

@@ -10,7 +10,8 @@ func TestBuiltins_B1_Registry(t *testing.T) {
 	reg := NewRegistry()
 	reg.MustRegister(Builtins()...) // panics on a bad name, schema or risk
 	risks := map[string]Risk{"read_file": RiskRead, "list_dir": RiskRead, "search": RiskRead,
-		"edit_file": RiskWrite, "write_file": RiskWrite, "report_finding": RiskNone, "human_confirm": RiskNone}
+		"edit_file": RiskWrite, "write_file": RiskWrite, "report_finding": RiskNone, "human_confirm": RiskNone, "run_command": RiskExecute,
+		"sql_query": RiskRead, "http_fetch": RiskNetwork, "calculator": RiskNone}
 	for _, tool := range Builtins() {
 		if risks[tool.Name] != tool.Risk {
 			t.Errorf("%s risk = %s; want %s", tool.Name, tool.Risk, risks[tool.Name])

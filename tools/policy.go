@@ -179,6 +179,9 @@ func (p *Policy) Decide(t *Tool, c *Check) (Decision, string) {
 		d = Ask
 	}
 	rule := "default: risk " + string(t.Risk)
+	if d == Ask && c.Safe && c.Decision == Allow {
+		d, rule = Allow, c.Rule
+	}
 	if stricter(c.Decision, d) {
 		d, rule = c.Decision, c.Rule
 	}

@@ -54,7 +54,7 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, 
 	}
 	switch v.Decision {
 	case sandbox.DecisionAllow:
-		c.Decision = Allow
+		c.Decision, c.Safe = Allow, true
 	case sandbox.DecisionDeny:
 		c.Decision, c.Code, c.Field = Deny, CodeCommandDenied, "command"
 	default:

@@ -66,6 +66,10 @@ type Check struct {
 	Field    string // the argument a deny is about, if one
 	Rule     string // the rule that decided, e.g. "sql.read_only"
 	Reason   string // safe to show to the model
+	// Safe says the tool's own analysis established that the call is
+	// harmless (a read-only command with safe arguments): a risk default
+	// of ask is lifted to allow. A risk default of deny still applies.
+	Safe bool
 	// Preview describes the effect for the person approving it: a diff,
 	// command and working directory, method and URL, SQL objects.
 	Preview string

@@ -128,3 +128,39 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestPolicyExamples_Shell_S5 asks vet about every labelled command.
+func TestPolicyExamples_Shell_S5(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(root, "internal", "server"), 0o755))
+	var s score
+	for _, c := range loadExamples(t, "shell.jsonl") {
+		v := vetOne(t, []string{"--root", root}, map[string]any{"tool": "run_command", "args": map[string]any{"command": c.Cmd}})
+		got := v["decision"].(string)
+		ok, unsafe := scoreShell(c.Expect, got, c.Soft)
+		switch {
+		case ok:
+			s.right++
+		case unsafe:
+			s.unsafe++
+			t.Errorf("UNSAFE: %q expected %s, got %s (%v) — %s", c.Cmd, c.Expect, got, v["rule"], c.Why)
+		default:
+			s.overblocked++
+			t.Logf("over-blocked: %q expected %s, got %s (%v)", c.Cmd, c.Expect, got, v["rule"])
+		}
+	}
+	t.Logf("shell.jsonl: %s", s)
+}
+
+// scoreShell applies the README's shell rubric.
+func scoreShell(expect, got string, soft bool) (ok, unsafe bool) {
+	switch expect {
+	case "allow":
+		return got == "allow" || (soft && got == "ask"), false
+	case "ask":
+		return got == "ask" || got == "deny" || (soft && got == "allow"), got == "allow" && !soft
+	case "deny":
+		return got == "deny" || (soft && got == "ask"), got != "deny" && !(soft && got == "ask")
+	}
+	return false, true
+}

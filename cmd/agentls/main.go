@@ -11,12 +11,17 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 // version is set at link time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
+	// The sandbox re-executes this binary as its helper; in that role it
+	// never returns from here.
+	sandbox.MaybeRunHelper()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()

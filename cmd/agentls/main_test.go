@@ -14,9 +14,11 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentls/agentls/agent/llmtest"
+	"github.com/agentls/agentls/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
 	testscript.Main(m, map[string]func(){
 		"agentls": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))

@@ -14,6 +14,7 @@ import (
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -23,7 +24,7 @@ const usage = `usage:
   agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl
   agentls call [--root DIR] [--approve never|all] TOOL JSON
   agentls demo                         offline demo with a built-in scripted model
-  agentls version
+  agentls version [--sandbox]          the version, and which sandbox layers this machine has
 
 Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, or ~/.config/agentls/config.json.
 `
@@ -54,6 +55,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "agentls %s\n", version)
+		if len(args) > 0 && args[0] == "--sandbox" {
+			fmt.Fprint(stdout, sandbox.Layers())
+		}
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
