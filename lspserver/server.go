@@ -54,12 +54,20 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s.exit()
 	s.stopRuns()
 	s.drain(5 * time.Second)
-	err := conn.Close()
-	if cerr := conn.Err(); cerr != nil {
-		return cerr
+	closed := make(chan struct{})
+	go func() {
+		_ = conn.Close() // closing a finished stream may report an already-closed pipe
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(2 * time.Second):
+		// A transport whose Close cannot interrupt a blocked Read (a
+		// blocking stdin): the caller is about to exit the process.
+		s.log.Warn("Connection did not close in time")
+		return nil
 	}
-	_ = err // closing a finished stream may report an already-closed pipe
-	return nil
+	return conn.Err()
 }
 
 // Server is one LSP connection: one client, one workspace.

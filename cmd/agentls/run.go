@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/openai"
@@ -96,7 +97,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		defer closer.Close()
 	}
 	lspserver.Version = version
-	if err := lspserver.Serve(ctx, stdio{stdin, stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
+	if err := lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("Server stopped", slog.String("err", err.Error()))
 		return 1
 	}
@@ -121,6 +122,9 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 	}
 	log.Debug("Model config", slog.String("config", cfg.String()))
 	userPolicy := userPolicyPath(getenv)
+	if p := getenv("AGENTLS_POLICY"); p != "" {
+		userPolicy = p // the editor's agentls.policyFile setting
+	}
 	return &lspserver.Options{
 		Logger:   log,
 		MaxTurns: cfg.MaxTurns,
@@ -153,10 +157,29 @@ func openAudit(opts *lspserver.Options, getenv func(string) string, log *slog.Lo
 }
 
 // stdio joins stdin and stdout into the server's stream. Close closes
-// neither: the process owns them.
+// stdin, which unblocks the read loop after `exit` even while the client
+// keeps its end open; stdout stays open for whatever is still written.
 type stdio struct {
 	io.Reader
 	io.Writer
 }
 
-func (stdio) Close() error { return nil }
+// pollable returns a stdin whose Close interrupts a pending Read: a
+// blocking fd 0 is switched to non-blocking mode, so that Go's poller
+// serves it. Other readers are returned as they are.
+func pollable(r io.Reader) io.Reader {
+	if r != os.Stdin {
+		return r
+	}
+	if err := syscall.SetNonblock(0, true); err != nil {
+		return r
+	}
+	return os.NewFile(0, "/dev/stdin")
+}
+
+func (s stdio) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

@@ -487,6 +487,65 @@ const scenarios = {
 		check(s.saveRequests.length === 0, 'no saveDocuments after a rejected edit', s.saveRequests);
 	},
 
+	// execute-no-save: a client without experimental.agentls.saveDocuments is
+	// asked with showMessageRequest to save, and the server waits for didSave.
+	async 'execute-no-save'(s) {
+		const doc = s.open(MAIN_GO);
+		const before = doc.text;
+		s.chooseAction = (p) => {
+			const saved = p.actions?.find((a) => a.title === 'I saved them');
+			if (!saved) return p.actions?.find((a) => a.title === 'Approve') ?? null;
+			// Save like a user would: write the buffer, then didSave.
+			writeFileSync(doc.file, doc.text);
+			s.conn.sendNotification(DidSaveTextDocumentNotification.type, { textDocument: { uri: doc.uri }, text: doc.text });
+			return saved;
+		};
+		const res = await settle(s.execute('agentls.execute', [commandArg(doc, 'Capitalize the greeting.')]));
+		if (!check(!res.error, 'E3 agentls.execute answers a result', res.error && describeError(res.error))) return;
+		const r = res.result;
+		log(`result: ${JSON.stringify(r)}`);
+		checkResultShape(r, 'execute-no-save');
+		check(r.status === 'done', 'E3 execute status done', r.status);
+		check(r.edits?.applied === 1, 'E6 edit applied', r.edits);
+		check(s.saveRequests.length === 0, 'no agentls/saveDocuments without the experimental capability', s.saveRequests);
+		const asked = s.showMessageRequests.find((p) => (p.actions ?? []).some((a) => a.title === 'I saved them'));
+		check(!!asked, 'asked with showMessageRequest to save the changed buffer', s.showMessageRequests);
+		check(doc.text === before.replace('"hello, "', '"Hello, "'), 'E6 edit applied to the open document', doc.text);
+		check(readFileSync(doc.file, 'utf8') === doc.text, 'edit is on disk after the user saved');
+	},
+
+	// execute-overlay: the agent works on the unsaved buffer, not the disk
+	// (E9), and an edit on top of the user's unsaved change is not saved
+	// behind their back.
+	async 'execute-overlay'(s) {
+		const doc = s.open(MAIN_GO);
+		const onDisk = doc.text;
+		// The user types without saving: "hello, " becomes "hey, " (version 2).
+		const line = 5;
+		const col = doc.text.split('\n')[line].indexOf('hello');
+		const edit = { range: { start: { line, character: col }, end: { line, character: col + 'hello'.length } }, newText: 'hey' };
+		doc.text = applyTextEdits(doc.text, [edit]).text;
+		doc.version = 2;
+		await s.conn.sendNotification(DidChangeTextDocumentNotification.type, {
+			textDocument: { uri: doc.uri, version: doc.version },
+			contentChanges: [{ range: edit.range, text: edit.newText }],
+		});
+		const res = await settle(s.execute('agentls.execute', [commandArg(doc, 'Capitalize the greeting.')]));
+		if (!check(!res.error, 'E3 agentls.execute answers a result', res.error && describeError(res.error))) return;
+		const r = res.result;
+		log(`result: ${JSON.stringify(r)}`);
+		checkResultShape(r, 'execute-overlay');
+		check(r.status === 'done', 'E3 execute status done', r.status);
+		check(r.edits?.proposed === 1 && r.edits?.applied === 1, 'E9 the edit of the unsaved text was proposed and applied', r.edits);
+		if (check(s.applyEdits.length === 1, 'E6 exactly one workspace/applyEdit', s.applyEdits.length)) {
+			const tde = s.applyEdits[0].edit?.documentChanges?.[0];
+			check(tde?.textDocument?.version === 2, 'E9 the edit is for the buffer version the user has (2)', tde?.textDocument);
+		}
+		check(doc.text.includes('"Hey, "'), 'E9 edit applied on top of the unsaved change', doc.text);
+		check(s.saveRequests.length === 0, 'the user\'s unsaved edit is not saved behind their back', s.saveRequests);
+		check(readFileSync(doc.file, 'utf8') === onDisk, 'file on disk unchanged');
+	},
+
 	// review: findings come back in the result and as diagnostics (E5).
 	async review(s) {
 		const doc = s.open(MAIN_GO);
@@ -617,7 +676,7 @@ async function main() {
 		console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(scenarios).join(', ')}`);
 		process.exit(2);
 	}
-	const s = new Session();
+	const s = new Session({ experimentalSave: opts.scenario !== 'execute-no-save' });
 	const timer = setTimeout(() => {
 		log(`FAIL scenario ${opts.scenario} timed out after ${opts.timeout} ms`);
 		s.dumpStderr();

@@ -73,10 +73,24 @@ local function finish()
 end
 
 -- Scripted UI: never block, record every prompt.
-local inputs = { "Capitalize the greeting." }
+local inputs = { "List the steps to capitalize the greeting.", "Capitalize the greeting." }
+local code_action_title = "agentls: Plan…"
+local reject_edits = false -- pick "Reject" instead of "Apply" for edit previews
 vim.ui.select = function(items, opts, on_choice)
   local choice
-  for _, want in ipairs({ "Approve", "Apply" }) do
+  if opts and opts.kind == "codeaction" then
+    -- Items are {client_id, action} tuples.
+    for _, item in ipairs(items) do
+      if item[2].title == code_action_title then
+        choice = item
+      end
+    end
+    table.insert(prompts, { kind = "select codeaction", choice = choice and choice[2].title })
+    on_choice(choice)
+    return
+  end
+  local wants = reject_edits and { "Approve", "Reject" } or { "Approve", "Apply" }
+  for _, want in ipairs(wants) do
     if vim.tbl_contains(items, want) then
       choice = want
       break
@@ -89,6 +103,9 @@ vim.ui.input = function(opts, on_confirm)
   local answer = table.remove(inputs, 1)
   table.insert(prompts, { kind = "input", prompt = opts and opts.prompt, answer = answer })
   on_confirm(answer)
+end
+vim.notify = function(msg, level)
+  io.stdout:write(string.format("[notify %s] %s\n", level or "", msg))
 end
 -- The plugin answers showMessageRequest per client; this global fallback
 -- makes sure the blocking default (inputlist) can never run here.
@@ -170,6 +187,19 @@ local function run()
   check(read_file(path) == before, "plan left the file unchanged")
   check(agentls.last_preview == nil, "plan proposed no edit")
 
+  -- The code action "agentls: Plan…" carries no instruction: the plugin
+  -- asks for it with vim.ui.input, then runs the plan (E13).
+  agentls.last_result = nil
+  vim.lsp.buf.range_code_action(nil, { 5, 0 }, { 7, 0 })
+  local plan2 = wait_result("code action plan")
+  check(agentls.last_result and agentls.last_result.command == "agentls.plan", "code action ran agentls.plan", agentls.last_result)
+  check(plan2.status == "done", "code action plan status done", plan2)
+  local asked_plan = vim.tbl_filter(function(p)
+    return p.kind == "input"
+  end, prompts)
+  check(#asked_plan == 1, "code action plan asked for the instruction", prompts)
+  check(buf_text(bufnr) == before, "code action plan left the buffer unchanged")
+
   -- Execute on lines 5-7 without arguments: the instruction is asked with
   -- vim.ui.input, the edit is previewed and applied, then saved (E6, E13).
   agentls.last_result = nil
@@ -181,7 +211,7 @@ local function run()
   local asked = vim.tbl_filter(function(p)
     return p.kind == "input"
   end, prompts)
-  check(#asked == 1 and asked[1].answer == "Capitalize the greeting.", "instruction asked with vim.ui.input", prompts)
+  check(#asked == 2 and asked[2].answer == "Capitalize the greeting.", "instruction asked with vim.ui.input", prompts)
   local preview = table.concat(agentls.last_preview or {}, "\n")
   check(preview:find('+\treturn "Hello, " + name', 1, true) ~= nil, "diff preview shows the change", agentls.last_preview)
   check(preview:find('-\treturn "hello, " + name', 1, true) ~= nil, "diff preview shows the old line", agentls.last_preview)
@@ -213,11 +243,30 @@ local function run()
   local qf = vim.fn.getqflist()
   check(#qf == 1 and qf[1].lnum == 6, "finding in the quickfix list", qf)
 
+  -- Execute again, and reject the proposed edit at the preview (E6, E13).
+  local saved_text = read_file(path)
+  reject_edits = true
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Capitalize World too")
+  local rej = wait_result("rejected execute")
+  reject_edits = false
+  check(rej.status == "done", "rejected execute status done", rej)
+  local re = rej.edits or {}
+  check(re.proposed == 1 and re.applied == 0 and re.rejected == 1, "rejected execute edits {proposed 1, applied 0, rejected 1}", re)
+  check(buf_text(bufnr) == saved_text, "rejected edit left the buffer unchanged", buf_text(bufnr))
+  check(read_file(path) == saved_text, "rejected edit left the file unchanged")
+
   -- Cancel with nothing running answers an empty list.
   agentls.last_result = nil
   vim.cmd("AgentCancel")
   local cancel = wait_result("cancel", 5000)
   check(type(cancel.cancelled) == "table" and #cancel.cancelled == 0, "AgentCancel with nothing running", cancel)
+
+  -- Stopping the client (shutdown, exit) ends the server process.
+  vim.lsp.stop_client(agentls.client_id)
+  check(vim.wait(5000, function()
+    return agentls.client_id == nil
+  end, 50), "server exits after shutdown+exit (vim.lsp.stop_client)")
 end
 
 vim.defer_fn(function()

@@ -179,10 +179,15 @@ local function apply_edit(_, params, ctx)
     end
     M.last_preview = lines
     local close = show_preview(lines)
-    local choice = select({ "Apply", "Reject" }, "agentls: " .. (params.label or "apply this edit?"))
+    local choice = select({ "Apply", "Reject" }, params.label or "agentls: apply this edit?")
     close()
     if choice ~= "Apply" then
       return { applied = false, failureReason = "rejected by the user" }
+    end
+    -- The buffer may have changed while the question was open.
+    stale = stale_reason(edit)
+    if stale then
+      return { applied = false, failureReason = stale }
     end
   end
   local ok, err = pcall(vim.lsp.util.apply_workspace_edit, edit, client.offset_encoding)
@@ -241,12 +246,25 @@ end
 
 local severity_type = { error = "E", warning = "W", info = "I", information = "I", hint = "N" }
 
+local function step_text(step)
+  if type(step) ~= "table" then
+    return tostring(step)
+  end
+  if step.title or step.description then
+    return step.title or step.description
+  end
+  if step.tool then
+    local status = step.ok == false and "failed" or "ok"
+    return string.format("turn %s: %s %s%s", step.turn or "?", step.tool, status, step.code and (" (" .. step.code .. ")") or "")
+  end
+  return vim.json.encode(step)
+end
+
 local function show_result(command, result)
   local name = command:gsub("^agentls%.", "")
   local lines = { string.format("%s %s: %s", name, result.status or "?", result.summary or "") }
   for i, step in ipairs(result.steps or {}) do
-    local text = type(step) == "table" and (step.title or step.description or vim.inspect(step)) or tostring(step)
-    table.insert(lines, string.format("  %d. %s", i, text))
+    table.insert(lines, string.format("  %d. %s", i, step_text(step)))
   end
   local e = result.edits
   if e and (e.proposed or 0) > 0 then
