@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 // E1: a frame whose body is not JSON (with a valid Content-Length) must not
@@ -32,6 +33,12 @@ func TestServer_E1_MalformedFrame(t *testing.T) {
 		case <-p.Done():
 			if _, err := p.Result(); err == nil {
 				t.Log("the server answered after the malformed frame: it keeps serving")
+				for _, m := range h.c.Messages() {
+					if m.Kind == lsptest.KindResponse && m.ID == "null" && m.Err != nil && m.Err.Code == jsonrpc2.ParseError {
+						return
+					}
+				}
+				t.Error("no -32700 response with id null for the malformed frame")
 				return
 			}
 		case <-time.After(2 * time.Second):

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -54,6 +55,9 @@ func (p *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 
 func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
 	s := p.s
+	if rel, err := sandbox.ResolvePath(s.root, ch.Path); err != nil || rel != ch.Path {
+		return refuse("%s is outside the workspace", ch.Path), nil
+	}
 	u := s.uriFor(ch.Path)
 	doc, open := s.docs.get(u)
 	disk, onDisk := p.ws.disk(ch.Path)

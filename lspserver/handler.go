@@ -113,6 +113,14 @@ func (s *Server) call(ctx context.Context, method string, params jsonrpc2.RawMes
 }
 
 func (s *Server) notification(ctx context.Context, method string, params jsonrpc2.RawMessage) {
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state == stateNew && method != "exit" {
+		// The spec: notifications before initialize are dropped.
+		s.log.Debug("Dropping notification before initialize", slog.String("method", method))
+		return
+	}
 	var err error
 	switch method {
 	case "exit":

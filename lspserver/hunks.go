@@ -43,32 +43,36 @@ func computeHunks(old, new string) []hunk {
 
 // landed works out which hunks of a proposal against old are present in
 // got. ok is false when got is not old with some subset of the hunks applied
-// (the user or another tool changed the text too).
+// (the user or another tool changed the text too). Both readings of each
+// hunk are tried (a refused deletion looks like an applied one with an
+// empty replacement), with memoisation so the search stays linear-ish.
 func landed(old, got string, hs []hunk) (applied []bool, ok bool) {
 	applied = make([]bool, len(hs))
-	pos, prev := 0, 0
-	for i, h := range hs {
-		seg := old[prev:h.start]
-		if !strings.HasPrefix(got[pos:], seg) {
-			return applied, false
+	type state struct{ i, pos int }
+	failed := map[state]bool{}
+	var match func(i, pos, prev int) bool
+	match = func(i, pos, prev int) bool {
+		if i == len(hs) {
+			return got[pos:] == old[prev:]
 		}
-		pos += len(seg)
-		nextEnd := len(old)
-		if i+1 < len(hs) {
-			nextEnd = hs[i+1].start
+		if failed[state{i, pos}] {
+			return false
 		}
-		next := old[h.end:nextEnd]
-		orig := old[h.start:h.end]
-		switch {
-		case strings.HasPrefix(got[pos:], h.repl) && strings.HasPrefix(got[pos+len(h.repl):], next):
-			applied[i] = true
-			pos += len(h.repl)
-		case strings.HasPrefix(got[pos:], orig) && strings.HasPrefix(got[pos+len(orig):], next):
-			pos += len(orig)
-		default:
-			return applied, false
+		h := hs[i]
+		if seg := old[prev:h.start]; strings.HasPrefix(got[pos:], seg) {
+			p := pos + len(seg)
+			if strings.HasPrefix(got[p:], h.repl) && match(i+1, p+len(h.repl), h.end) {
+				applied[i] = true
+				return true
+			}
+			if o := old[h.start:h.end]; strings.HasPrefix(got[p:], o) && match(i+1, p+len(o), h.end) {
+				applied[i] = false
+				return true
+			}
 		}
-		prev = h.end
+		failed[state{i, pos}] = true
+		return false
 	}
-	return applied, got[pos:] == old[prev:]
+	ok = match(0, 0, 0)
+	return applied, ok
 }

@@ -1,7 +1,6 @@
 package lspserver
 
 import (
-	"os"
 	"slices"
 	"testing"
 )
@@ -108,19 +107,15 @@ func TestHunks_E6_LandedInsertDelete(t *testing.T) {
 		got  string
 		want []bool
 		ok   bool
-		bug  bool
 	}{
-		{"both", new, []bool{true, true}, true, false},
-		{"text edited", "x\n", nil, false, false},
-		{"insertion twice", "x\nnew\nnew\ny\n", nil, false, false},
-		{"deletion only", "x\ny\n", []bool{false, true}, true, false},
-		{"neither", old, []bool{false, false}, true, true},
-		{"insertion only", "x\nnew\ny\nz\n", []bool{true, false}, true, true},
+		{"both", new, []bool{true, true}, true},
+		{"text edited", "x\n", nil, false},
+		{"insertion twice", "x\nnew\nnew\ny\n", nil, false},
+		{"deletion only", "x\ny\n", []bool{false, true}, true},
+		{"neither", old, []bool{false, false}, true},
+		{"insertion only", "x\nnew\ny\nz\n", []bool{true, false}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.bug && os.Getenv("AGENTLS_BUG_TESTS") != "1" {
-				t.Skip("BUG: hunks.go landed() is greedy: a refused deletion hunk (repl \"\") is taken as applied, so ok=false (run with AGENTLS_BUG_TESTS=1)")
-			}
 			applied, ok := landed(old, tc.got, hs)
 			if ok != tc.ok {
 				t.Fatalf("landed(%q) ok = %v (%v), want %v", tc.got, ok, applied, tc.ok)

@@ -43,12 +43,15 @@ type Options struct {
 // is done, then stops every run and returns once all its goroutines have.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
-	conn := NewConn(rwc)
+	lost := make(chan struct{})
+	var once sync.Once
+	conn := NewConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }})
 	s.conn = conn
 	conn.Go(ctx, s.handle)
 	select {
 	case <-conn.Done():
 	case <-s.exited:
+	case <-lost:
 	case <-ctx.Done():
 	}
 	s.exit()

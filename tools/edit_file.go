@@ -69,6 +69,9 @@ func runEditFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 	if isBinary(content) {
 		return Fail(CodeInvalidArgs, "path", rel+" is a binary file", "edit_file changes text files only"), nil
 	}
+	if env.Reads.stale(rel, content) {
+		return staleResult(rel), nil
+	}
 	cur := string(content)
 	for i, e := range a.Edits {
 		next, f := applyEdit(cur, i, e.OldText, e.NewText)
@@ -192,6 +195,9 @@ func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) 
 		return Fail(CodeApprovalDenied, "", reason,
 			"do not repeat the same change; adapt it to the reason or ask the user"), nil
 	}
+	if len(out.Hunks) == 0 || allApplied(out.Hunks) {
+		env.Reads.record(change.Path, change.New)
+	}
 	hunks := out.Hunks
 	if hunks == nil {
 		hunks = []HunkOutcome{}
@@ -213,4 +219,13 @@ func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) 
 func gitRefusal() Result {
 	return Fail(CodeInvalidArgs, "path", "writes inside .git/ are not allowed: they can run code",
 		"change files of the working tree only")
+}
+
+func allApplied(hs []HunkOutcome) bool {
+	for _, h := range hs {
+		if !h.Applied {
+			return false
+		}
+	}
+	return true
 }

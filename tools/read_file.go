@@ -58,6 +58,7 @@ func runReadFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 	if isBinary(content) {
 		return Result{Content: fmt.Sprintf("binary file, %d bytes", len(content))}, nil
 	}
+	env.Reads.record(rel, content)
 	lines := splitLines(string(content))
 	if len(lines) == 0 {
 		return Result{Content: "(empty file)"}, nil

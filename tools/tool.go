@@ -84,6 +84,9 @@ type Env struct {
 	Workspace Workspace
 	Edits     EditProposer
 	Findings  FindingSink
+	// Reads tracks what the model has seen of each file (T17); nil
+	// disables the check.
+	Reads *ReadTracker
 	// Approver asks the user directly (human_confirm); nil means nobody can.
 	Approver Approver
 	// ShellRules extend the shell analyser's command table (policy file).

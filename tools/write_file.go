@@ -48,6 +48,9 @@ func runWriteFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	if f != nil || err != nil {
 		return deref(f), err
 	}
+	if exists && env.Reads.stale(rel, old) {
+		return staleResult(rel), nil
+	}
 	if exists && string(old) == a.Content {
 		return Result{Content: rel + " already has this content; nothing to change"}, nil
 	}

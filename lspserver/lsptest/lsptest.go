@@ -473,7 +473,7 @@ func clip(b []byte) string {
 // the server) and passes notifications on. Recording happened in the
 // stream, in wire order.
 func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := req.Method()
+	method := strings.Clone(req.Method())
 	if !req.IsCall() {
 		if method == "$/cancelRequest" {
 			var p struct {
@@ -593,9 +593,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 				continue
 			}
 		case *jsonrpc2.Call:
-			s.c.record(Message{Kind: KindRequest, Method: m.Method(), ID: idText(m.ID()), Params: append(json.RawMessage(nil), m.Params()...)})
+			s.c.record(Message{Kind: KindRequest, Method: strings.Clone(m.Method()), ID: idText(m.ID()), Params: append(json.RawMessage(nil), m.Params()...)})
 		case *jsonrpc2.Notification:
-			rec := s.c.record(Message{Kind: KindNotification, Method: m.Method(), Params: append(json.RawMessage(nil), m.Params()...)})
+			rec := s.c.record(Message{Kind: KindNotification, Method: strings.Clone(m.Method()), Params: append(json.RawMessage(nil), m.Params()...)})
 			if s.c.onNote != nil {
 				s.c.onNote(rec)
 			}

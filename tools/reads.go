@@ -1,0 +1,40 @@
+package tools
+
+import "sync"
+
+// ReadTracker remembers, per run, the content hash of each file as the
+// model last saw it (read_file, or its own applied change), so that a
+// change computed from an older view is refused as stale_file (T17) rather
+// than applied to text the model never read. Safe for concurrent use; a
+// nil *ReadTracker tracks nothing.
+type ReadTracker struct {
+	mu   sync.Mutex // guards seen
+	seen map[string]string
+}
+
+// NewReadTracker returns an empty tracker.
+func NewReadTracker() *ReadTracker { return &ReadTracker{seen: make(map[string]string)} }
+
+func (t *ReadTracker) record(rel string, content []byte) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seen[rel] = HashContent(content)
+}
+
+// stale reports whether rel was seen with other content than current.
+func (t *ReadTracker) stale(rel string, current []byte) bool {
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h, ok := t.seen[rel]
+	return ok && h != HashContent(current)
+}
+
+func staleResult(rel string) Result {
+	return Fail(CodeStaleFile, "path", rel+" changed since you read it", "read the file again and recompute the change")
+}
