@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -101,7 +102,11 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 		allowed = tools.ReviewTools
 	case "execute":
 		allowed = tools.ExecuteTools
+		if policy.HTTP != nil && len(policy.HTTP.Allow) > 0 {
+			allowed = append(slices.Clone(allowed), tools.NetworkTools...)
+		}
 		env.Edits = prop
+		env.Sync = prop.flush
 	}
 	runner := tools.NewRunner(s.reg, env, &tools.RunnerOptions{
 		Allowed: allowed, ReadOnly: mode != "execute", Logger: log,

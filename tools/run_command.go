@@ -74,6 +74,10 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	if f := decodeArgs(raw, &a); f != nil {
 		return *f, nil
 	}
+	var unsaved []string
+	if env.Sync != nil {
+		unsaved = env.Sync(ctx)
+	}
 	res, err := sandbox.Exec(ctx, &sandbox.ExecSpec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
 		AllowNetwork: env.CommandNetwork,
@@ -84,7 +88,12 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 		}
 		return Fail(CodeInternal, "", "the sandbox could not start the command: "+err.Error(), ""), nil
 	}
-	return formatExec(res), nil
+	out := formatExec(res)
+	if len(unsaved) > 0 {
+		out.Content += fmt.Sprintf("note: approved changes to %s are not saved to disk yet; the command saw the old content\n",
+			strings.Join(unsaved, ", "))
+	}
+	return out, nil
 }
 
 // formatExec renders a command's outcome for the model: exit status, then

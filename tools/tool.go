@@ -84,6 +84,10 @@ type Env struct {
 	Workspace Workspace
 	Edits     EditProposer
 	Findings  FindingSink
+	// Sync gets approved edits that still sit in editor buffers onto the
+	// disk before a process reads it (run_command); it returns the paths
+	// still unsaved. Nil means edits are on disk already.
+	Sync func(ctx context.Context) []string
 	// Reads tracks what the model has seen of each file (T17); nil
 	// disables the check.
 	Reads *ReadTracker

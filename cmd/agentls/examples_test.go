@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	_ "modernc.org/sqlite" // the SQL fixture
 )
 
 // exampleCase is one labelled case of testdata/policy-examples.
@@ -163,4 +166,88 @@ func scoreShell(expect, got string, soft bool) (ok, unsafe bool) {
 		return got == "deny" || (soft && got == "ask"), got != "deny" && !(soft && got == "ask")
 	}
 	return false, true
+}
+
+// TestPolicyExamples_SQL_B3 asks vet about every labelled query against the
+// README's fixture, runs the allowed ones for real through `call`, and
+// checks that refused ones changed and created no file.
+func TestPolicyExamples_SQL_B3(t *testing.T) {
+	root := t.TempDir()
+	sqlFixture(t, root)
+	before := snapshot(t, root)
+	var s score
+	for _, c := range loadExamples(t, "sql.jsonl") {
+		args := map[string]any{"database": "app.db", "query": c.SQL}
+		v := vetOne(t, []string{"--root", root}, map[string]any{"tool": "sql_query", "args": args})
+		got := v["decision"]
+		switch {
+		case c.Soft:
+			s.soft++
+		case c.Expect == "allow" && got == "allow":
+			q, _ := json.Marshal(args)
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{"call", "--root", root, "sql_query", string(q)}, nil, &out, &errb, func(string) string { return "" })
+			if code != 0 || strings.Contains(out.String(), `"is_error":true`) {
+				s.overblocked++
+				t.Logf("over-blocked at run time: %q: %s", c.SQL, out.String())
+				continue
+			}
+			s.right++
+		case c.Expect == "allow":
+			s.overblocked++
+			t.Logf("over-blocked: %q = %v", c.SQL, v)
+		case got != "deny":
+			s.unsafe++
+			t.Errorf("UNSAFE: %q = %v (%s)", c.SQL, v, c.Why)
+		default:
+			s.right++
+		}
+	}
+	if after := snapshot(t, root); after != before {
+		t.Errorf("the fixture changed:\nbefore %s\nafter  %s", before, after)
+	}
+	for _, p := range []string{"/tmp/evil.db", "/tmp/pwn"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s exists", p)
+		}
+	}
+	t.Logf("sql.jsonl: %s", s)
+}
+
+func sqlFixture(t *testing.T, root string) {
+	t.Helper()
+	for name, stmts := range map[string][]string{
+		"app.db": {
+			`CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT, email TEXT, password_hash TEXT)`,
+			`CREATE TABLE orders(id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id), total REAL, created_at TEXT)`,
+			`CREATE INDEX idx_orders_user ON orders(user_id)`,
+			`CREATE VIEW v_user_totals AS SELECT user_id, sum(total) AS t FROM orders GROUP BY user_id`,
+			`INSERT INTO users VALUES (1,'ann','ann@example.com','x'),(2,'bob','bob@example.com','y')`,
+			`INSERT INTO orders VALUES (1,1,12.5,'2026-01-01'),(2,1,3,'2026-01-02'),(3,2,40,'2026-01-03')`,
+		},
+		"other.db": {`CREATE TABLE t(x)`, `INSERT INTO t VALUES (1)`},
+	} {
+		db, err := sql.Open("sqlite", filepath.Join(root, name))
+		must(t, err)
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		must(t, db.Close())
+	}
+}
+
+// snapshot lists a directory's files with sizes and modification times.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	var b strings.Builder
+	for _, e := range entries {
+		fi, err := e.Info()
+		must(t, err)
+		fmt.Fprintf(&b, "%s:%d:%d ", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+	}
+	return b.String()
 }
