@@ -16,6 +16,9 @@ type Config struct {
 	APIKey   string `json:"api_key"`  // OPENAI_API_KEY (prefer the variable)
 	Model    string `json:"model"`    // AGENTLS_MODEL
 	MaxTurns int    `json:"max_turns"`
+	// ContextTokens is the model's context window, for compaction (A9);
+	// zero means DefaultContextTokens.
+	ContextTokens int `json:"context_tokens"`
 }
 
 // DefaultConfigPath is $XDG_CONFIG_HOME/agentls/config.json, or

@@ -4,6 +4,27 @@
 // agent/openai, the only package that imports openai-go; agent/llmtest is a
 // fake OpenAI-compatible server for tests and the demo.
 //
+// The engine never trusts the model. Every interaction gets the three
+// layers of DESIGN.md (instruction, parameter, fallback), and every
+// fallback is reported as an [Event] and logged (A14):
+//
+//   - loop.go: [Run], the turn loop and the tool phase; tool calls decide
+//     the phase whatever the finish reason says (A6).
+//   - ask.go: one model request and its answer-level fallbacks: an empty
+//     answer, an incomplete stream and a stall are retried once; then what
+//     arrived decides (A2, A4). HTTP retries (429, 5xx, overload) are the
+//     adapter's, announced through [Request.OnRetry] (A5).
+//   - normalize.go: the [Normalizer] pipeline run before every request:
+//     [ToolResultPairing] then [OrphanToolResultRemover] (A7).
+//   - strict.go: [Strict] and [Check], which turn silent repairs into
+//     failures for evaluation runs (A8).
+//   - compact.go: compaction when the context budget runs out, with its
+//     circuit breaker, micro-compaction and digest fallbacks (A9).
+//   - subagent.go: the agent tool, [SubAgentTool], and its defences
+//     against recursion (A10).
+//   - input.go: [ExpandInput], @path references and the input limit (A12).
+//   - events.go, observe.go: the events, their levels, and logging.
+//
 // It must not import lspserver or LSP types, and it makes no path, shell or
 // policy decisions itself: those belong to tools and sandbox.
 package agent

@@ -37,8 +37,18 @@ var ErrBudgetExhausted = errors.New("turn limit reached")
 // twice (A2).
 var ErrNoResponse = errors.New("model did not respond")
 
-// DefaultMaxTurns bounds the model requests of one run.
-const DefaultMaxTurns = 25
+// ErrRecursion is the error of a run nested deeper than sub-agents may go
+// (A10): the last line of defence after the prompt, the tool list and the
+// agent tool's own depth check.
+var ErrRecursion = errors.New("sub-agent nesting too deep")
+
+// Defaults of [RunOptions].
+const (
+	DefaultMaxTurns      = 25
+	DefaultContextTokens = 32000
+	// maxNesting bounds nested runs whatever the options say.
+	maxNesting = 3
+)
 
 // RunOptions configures one agent run.
 type RunOptions struct {
@@ -49,6 +59,33 @@ type RunOptions struct {
 	MaxTurns int // zero means DefaultMaxTurns
 	Reporter Reporter
 	Logger   *slog.Logger
+
+	// History is an earlier conversation (a resumed session) placed
+	// between the system prompt and the task, without system messages. It
+	// is normalized like the rest before the first request.
+	History []Message
+	// Strict turns silent repairs into failures of the run (A8).
+	Strict Strict
+	// ContextTokens is the model's context window; the conversation is
+	// compacted before a request that would fill more than 80 % of it (A9).
+	// Zero means DefaultContextTokens; negative turns compaction off.
+	ContextTokens int
+	// Background marks every request of the run as background (sub-agents):
+	// it fails fast when the server is overloaded (A5).
+	Background bool
+	// SystemPrompt replaces the system prompt rendered for Mode.
+	SystemPrompt string
+	// NewRunner returns a gateway over a subset of this run's tools, for
+	// sub-agents started by the agent tool (see [SubAgentTool]). Nil: the
+	// agent tool cannot run in this run unless it was built with one.
+	NewRunner func(allowed []string) ToolRunner
+	// ReadRef reads a file named by an @path reference in the instruction,
+	// relative to the workspace (A12). It wraps [ErrPathRefused] for a path
+	// outside the workspace and fs.ErrNotExist for a missing one. Nil: no
+	// reference is inlined. The 100,000-character cut applies either way.
+	ReadRef func(ctx context.Context, path string) ([]byte, error)
+	// Normalizers replace [DefaultNormalizers] (tests).
+	Normalizers []Normalizer
 }
 
 // Step records one tool call of a run.
@@ -68,104 +105,224 @@ type Outcome struct {
 	Turns   int
 	Usage   Usage
 	Err     error
+	// Incomplete is set when Summary is a partial answer: the model's
+	// stream ended early twice (A4).
+	Incomplete bool
+	// Compactions counts the compactions of the run (A9).
+	Compactions int
+	// Messages is the conversation at the end, without the system prompt,
+	// for a session to resume from (RunOptions.History).
+	Messages []Message
 }
 
 // Run drives the conversation until the model answers without tool calls,
 // the turn limit is hit, the model fails, or ctx is done. It never panics on
 // model output and never returns a nil Outcome.
 func Run(ctx context.Context, opts *RunOptions) *Outcome {
-	r := &run{opts: opts, rep: opts.Reporter, log: opts.Logger}
+	o := *opts
+	r := &run{opts: &o, rep: o.Reporter, log: o.Logger}
 	if r.rep == nil {
 		r.rep = ReporterFunc(func(Event) {})
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	if r.opts.MaxTurns <= 0 {
-		r.opts.MaxTurns = DefaultMaxTurns
+	if o.MaxTurns <= 0 {
+		o.MaxTurns = DefaultMaxTurns
+	}
+	if o.ContextTokens == 0 {
+		o.ContextTokens = DefaultContextTokens
+	}
+	if o.Normalizers == nil {
+		o.Normalizers = DefaultNormalizers()
+	}
+	if parent := scopeOf(ctx); parent != nil {
+		r.depth = parent.depth + 1
+	}
+	switch {
+	case r.depth > maxNesting:
+		return r.finish(StatusFailed, "refused: sub-agents cannot start sub-agents", fmt.Errorf("%w (depth %d)", ErrRecursion, r.depth))
+	case o.Model == nil:
+		return r.finish(StatusFailed, "no model is configured", fmt.Errorf("%w: no model configured", ErrModelUnavailable))
+	case o.Tools == nil:
+		o.Tools = noTools{}
 	}
 	return r.loop(ctx)
 }
 
 type run struct {
-	opts *RunOptions
-	rep  Reporter
-	log  *slog.Logger
-	out  Outcome
-	msgs []Message
+	opts   *RunOptions
+	rep    Reporter
+	log    *slog.Logger
+	depth  int
+	out    Outcome
+	msgs   []Message
+	specs  []ToolSpec
+	ids    map[string]bool // every tool-call ID in the conversation
+	budget compactState
 }
 
 func (r *run) loop(ctx context.Context) *Outcome {
 	specs, names := toolSpecs(r.opts.Tools.Tools())
-	r.msgs = []Message{
-		{Role: RoleSystem, Content: prompts.System(prompts.SystemData{Mode: r.opts.Mode, Tools: names})},
-		{Role: RoleUser, Content: prompts.Task(r.opts.Task)},
+	r.specs = specs
+	sys := r.opts.SystemPrompt
+	if sys == "" {
+		sys = prompts.System(prompts.SystemData{Mode: r.opts.Mode, Tools: names})
 	}
+	task := r.opts.Task
+	task.Instruction = r.expandInput(ctx, task.Instruction)
+	r.msgs = []Message{{Role: RoleSystem, Content: sys}}
+	for _, m := range r.opts.History {
+		if m.Role != RoleSystem {
+			r.msgs = append(r.msgs, m)
+		}
+	}
+	r.msgs = append(r.msgs, Message{Role: RoleUser, Content: prompts.Task(task)})
+	toolCtx := withScope(ctx, &scope{depth: r.depth, opts: r.opts, rep: r.rep, log: r.log})
 	for turn := 1; ; turn++ {
 		if turn > r.opts.MaxTurns {
 			return r.finish(StatusFailed, fmt.Sprintf("stopped after %d model turns without finishing", r.opts.MaxTurns),
 				fmt.Errorf("%w (%d)", ErrBudgetExhausted, r.opts.MaxTurns))
 		}
 		r.out.Turns = turn
-		r.rep.Report(Event{Kind: EventTurn, Turn: turn})
-		resp, err := r.ask(ctx, &Request{Messages: r.msgs, Tools: specs}, turn)
+		r.emit(Event{Kind: EventTurn, Turn: turn})
+		if err := r.prepare(ctx, turn); err != nil {
+			return r.fail(ctx, err)
+		}
+		resp, err := r.ask(ctx, &Request{Messages: r.msgs, Tools: specs, Background: r.opts.Background}, turn)
 		if err != nil {
-			if ctx.Err() != nil {
-				return r.finish(StatusCancelled, "cancelled", ctx.Err())
-			}
-			return r.finish(StatusFailed, "model request failed: "+err.Error(), err)
+			return r.fail(ctx, err)
 		}
 		// A6: tool calls decide the phase, whatever finish_reason says.
 		if len(resp.ToolCalls) == 0 {
-			return r.finish(StatusDone, strings.TrimSpace(resp.Content), nil)
-		}
-		calls := fixCallIDs(resp.ToolCalls, turn)
-		r.msgs = append(r.msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: calls})
-		for i, c := range calls {
-			r.rep.Report(Event{Kind: EventToolCall, Turn: turn, Tool: c.Name})
-			res, err := r.opts.Tools.Call(ctx, c.Name, c.Arguments)
-			if err != nil {
-				// Cancelled mid-phase: close every open call so the history
-				// stays paired, then stop.
-				for _, rest := range calls[i:] {
-					r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: rest.ID, Content: `{"code":"internal","reason":"cancelled"}`})
-				}
-				return r.finish(StatusCancelled, "cancelled", err)
+			summary := strings.TrimSpace(resp.Content)
+			if resp.Incomplete {
+				r.out.Incomplete = true
+				summary += "\n\n[the model's answer was cut off]"
 			}
-			r.out.Steps = append(r.out.Steps, Step{Turn: turn, Tool: c.Name, OK: !res.IsError, Code: string(res.Code)})
-			r.rep.Report(Event{Kind: EventToolResult, Turn: turn, Tool: c.Name, Code: string(res.Code), Message: summarize(res)})
-			r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: c.ID, Content: res.Content})
+			r.msgs = append(r.msgs, Message{Role: RoleAssistant, Content: resp.Content})
+			return r.finish(StatusDone, summary, nil)
+		}
+		calls := r.fixCallIDs(resp.ToolCalls, turn)
+		r.msgs = append(r.msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: calls})
+		if err := r.callTools(toolCtx, calls, turn); err != nil {
+			return r.finish(StatusCancelled, "cancelled", err)
 		}
 	}
 }
 
-// ask sends one request; an empty answer is retried once (A2).
-func (r *run) ask(ctx context.Context, req *Request, turn int) (*Response, error) {
-	for attempt := 1; ; attempt++ {
-		resp, err := r.opts.Model.Stream(ctx, req, func(delta string) {
-			r.rep.Report(Event{Kind: EventText, Turn: turn, Message: delta})
-		})
-		if resp != nil {
-			r.out.Usage.PromptTokens += resp.Usage.PromptTokens
-			r.out.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		}
+// callTools runs the tool phase of a turn, one call after the other. A
+// running call always finishes (MaxTurns is checked between turns). It
+// returns an error only when ctx is done, after closing every open call so
+// that the history stays paired.
+func (r *run) callTools(ctx context.Context, calls []ToolCall, turn int) error {
+	for i, c := range calls {
+		r.emit(Event{Kind: EventToolCall, Turn: turn, Tool: c.Name})
+		res, err := r.opts.Tools.Call(ctx, c.Name, c.Arguments)
 		if err != nil {
-			return nil, err
+			for _, rest := range calls[i:] {
+				r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: rest.ID, Content: `{"code":"internal","reason":"cancelled"}`})
+			}
+			return err
 		}
-		if resp != nil && (strings.TrimSpace(resp.Content) != "" || len(resp.ToolCalls) > 0) {
-			return resp, nil
-		}
-		if attempt == 2 {
-			return nil, ErrNoResponse
-		}
-		r.log.Warn("Empty model response, retrying", slog.Int("turn", turn))
-		r.rep.Report(Event{Kind: EventRetry, Turn: turn, Message: "empty model response; retrying once"})
+		r.out.Steps = append(r.out.Steps, Step{Turn: turn, Tool: c.Name, OK: !res.IsError, Code: string(res.Code)})
+		r.emit(Event{Kind: EventToolResult, Turn: turn, Tool: c.Name, Code: string(res.Code), Message: summarize(res)})
+		r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: c.ID, Content: res.Content})
 	}
+	return nil
+}
+
+// prepare runs the normalizers and, when the context budget says so,
+// compaction, before a model request.
+func (r *run) prepare(ctx context.Context, turn int) error {
+	if err := r.normalize(turn); err != nil {
+		return err
+	}
+	compacted, err := r.maybeCompact(ctx, turn)
+	if err != nil || !compacted {
+		return err
+	}
+	return r.normalize(turn)
+}
+
+// normalize runs the pipeline over the conversation (A7), reports every
+// repair, and applies strict mode (A8).
+func (r *run) normalize(turn int) error {
+	out, applied, nerr := Normalize(r.msgs, r.opts.Normalizers)
+	r.msgs = out
+	var errs []error
+	for _, a := range applied {
+		reps := make([]string, len(a.Repairs))
+		for i, rp := range a.Repairs {
+			reps[i] = rp.String()
+		}
+		r.emit(Event{Kind: EventRepair, Turn: turn, Code: a.Name, Repairs: reps, Diagnostic: a.Diagnostic,
+			Message: fmt.Sprintf("repaired the conversation: %d repairs, %d → %d messages", len(reps), a.Before, a.After)})
+		pairing := a.Name == NameToolResultPairing || a.Name == NameOrphanToolResultRemover
+		enabled := r.opts.Strict.Normalizer
+		if pairing {
+			enabled = r.opts.Strict.Pairing
+		}
+		errs = append(errs, Check(true, enabled, a.Name+": "+strings.Join(reps, ", ")))
+	}
+	if nerr != nil {
+		r.emit(Event{Kind: EventRepair, Turn: turn, Code: "normalizer_error", Message: nerr.Error(), Diagnostic: Diagnose(r.msgs)})
+		errs = append(errs, Check(true, r.opts.Strict.Normalizer, nerr.Error()))
+	}
+	if len(applied) > 0 {
+		r.budget.lastPrompt = 0 // the reported usage no longer matches the messages
+	}
+	r.rememberIDs()
+	for _, err := range errs {
+		if err != nil {
+			return err // the first violation ends a strict run; the events say the rest
+		}
+	}
+	return nil
+}
+
+// noTools is the runner of a run without tools.
+type noTools struct{}
+
+func (noTools) Tools() []*tools.Tool { return nil }
+func (noTools) Call(context.Context, string, string) (tools.Result, error) {
+	return tools.Fail(tools.CodeUnknownTool, "", "there are no tools in this run", "answer without tools"), nil
+}
+
+func (r *run) rememberIDs() {
+	r.ids = map[string]bool{}
+	for _, m := range r.msgs {
+		for _, c := range m.ToolCalls {
+			r.ids[c.ID] = true
+		}
+	}
+}
+
+// fail ends the run after an error of the model or of a repair point.
+func (r *run) fail(ctx context.Context, err error) *Outcome {
+	switch {
+	case ctx.Err() != nil:
+		return r.finish(StatusCancelled, "cancelled", ctx.Err())
+	case errors.Is(err, ErrStrict):
+		return r.finish(StatusFailed, "stopped by strict mode: "+err.Error(), err)
+	}
+	return r.finish(StatusFailed, "model request failed: "+err.Error(), err)
 }
 
 func (r *run) finish(s Status, summary string, err error) *Outcome {
 	r.out.Status, r.out.Summary, r.out.Err = s, summary, err
-	r.rep.Report(Event{Kind: EventDone, Message: string(s)})
+	if len(r.msgs) > 1 {
+		r.out.Messages = append([]Message(nil), r.msgs[1:]...)
+	}
+	level := LevelInfo
+	if s == StatusFailed {
+		level = LevelError
+	}
+	attrs := []slog.Attr{slog.Int("turns", r.out.Turns)}
+	if err != nil {
+		attrs = append(attrs, slog.String("err", err.Error()))
+	}
+	r.emit(Event{Kind: EventDone, Level: level, Message: string(s)}, attrs...)
 	return &r.out
 }
 
@@ -179,17 +336,28 @@ func toolSpecs(ts []*tools.Tool) ([]ToolSpec, []string) {
 	return specs, names
 }
 
-// fixCallIDs gives every call a non-empty ID unique within the turn, since
-// some local servers send none and tool results are paired by ID.
-func fixCallIDs(calls []ToolCall, turn int) []ToolCall {
+// fixCallIDs gives every call a non-empty ID unique in the whole
+// conversation: some local servers send none, others count from call_0 in
+// every answer, and tool results are paired by ID.
+func (r *run) fixCallIDs(calls []ToolCall, turn int) []ToolCall {
 	out := make([]ToolCall, len(calls))
-	seen := make(map[string]bool)
+	var renamed []string
 	for i, c := range calls {
-		if c.ID == "" || seen[c.ID] {
-			c.ID = fmt.Sprintf("call_t%d_%d", turn, i)
+		if c.ID == "" || r.ids[c.ID] {
+			old := c.ID
+			for n := 0; c.ID == "" || r.ids[c.ID]; n++ {
+				c.ID = fmt.Sprintf("call_t%d_%d", turn, i+n*len(calls))
+			}
+			if old != "" {
+				renamed = append(renamed, "duplicate_tool_use:"+safeID(old)+"→"+c.ID)
+			}
 		}
-		seen[c.ID] = true
+		r.ids[c.ID] = true
 		out[i] = c
+	}
+	if len(renamed) > 0 {
+		r.emit(Event{Kind: EventRepair, Level: LevelInfo, Turn: turn, Code: "tool_call_ids", Repairs: renamed,
+			Message: fmt.Sprintf("the model reused %d tool-call IDs; renamed", len(renamed))})
 	}
 	return out
 }

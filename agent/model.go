@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // Role is the author of a [Message].
@@ -47,6 +48,18 @@ type Request struct {
 	// Background marks requests that are not waited on by the user
 	// (sub-agents, compaction): they fail fast on overload.
 	Background bool
+	// OnRetry, when not nil, is called by the Model each time it is about
+	// to retry the request itself (after a 429, a 5xx or a connection
+	// error), before it waits. It runs inside Stream, on its goroutine.
+	OnRetry func(Retry)
+}
+
+// Retry describes one retry a [Model] is about to make (A5, A14).
+type Retry struct {
+	Attempt int           // the attempt about to start: 2 for the first retry
+	Status  int           // HTTP status of the failed attempt; 0: no response
+	Wait    time.Duration // how long the Model waits first
+	Reason  string        // short and redacted, e.g. "HTTP 429: slow down"
 }
 
 // Usage is the token count the model reported, if any.
@@ -85,4 +98,8 @@ var (
 	ErrModelAuth        = errors.New("model rejected the API key (401); check OPENAI_API_KEY")
 	ErrModelRateLimited = errors.New("model rate limited") // 429 after retries
 	ErrModelBadResponse = errors.New("model sent a response agentls cannot read")
+	// ErrModelStalled is wrapped together with ErrModelUnavailable when no
+	// byte arrived for the stall timeout: the loop retries such a request
+	// once.
+	ErrModelStalled = errors.New("stalled")
 )

@@ -28,6 +28,7 @@ const (
 	CodePolicyDenied     Code = "policy_denied"     // a policy rule or risk default refused the call
 	CodeCommandDenied    Code = "command_denied"    // a command was refused by analysis or policy
 	CodeHostNotAllowed   Code = "host_not_allowed"  // a URL or the address it resolves to is not allowed
+	CodeSQLNotReadOnly   Code = "sql_not_read_only" // sql_query: the query is not exactly one read-only statement
 )
 
 // ErrUnknownTool is returned by [Registry.Lookup] for a name it does not hold.

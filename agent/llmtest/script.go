@@ -39,6 +39,9 @@ type Turn struct {
 	// CutAfter, when > 0, sends that many SSE data events and then closes
 	// the connection abruptly, without finishing the response.
 	CutAfter int `json:"cut_after,omitempty"`
+	// Drop closes the connection without any response, not even a status
+	// line, as a crashed proxy does.
+	Drop bool `json:"drop,omitempty"`
 	// NoFinish omits the finish reason; [DONE] is still sent.
 	NoFinish bool `json:"no_finish,omitempty"`
 	// Empty answers with a choice that has no content and no tool calls.

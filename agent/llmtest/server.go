@@ -18,7 +18,7 @@ import (
 // answered concurrently; turns are taken in arrival order. When the script
 // is exhausted it answers HTTP 500 "llmtest: script exhausted".
 //
-// Faults that cut a connection panic with [http.ErrAbortHandler], so the
+// Faults that cut or drop a connection panic with [http.ErrAbortHandler], so the
 // handler must run under a net/http server (which recovers that panic).
 type Handler struct {
 	// OnRequest, when set before the first request, is called with the
@@ -129,6 +129,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case turn.Drop:
+		panic(http.ErrAbortHandler) // close the connection, nothing sent
 	case turn.Status != 0:
 		if turn.RetryAfter != "" {
 			w.Header().Set("Retry-After", turn.RetryAfter)

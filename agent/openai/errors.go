@@ -24,12 +24,15 @@ func (m *Model) classify(ctx, callCtx context.Context, w *watch, err error) erro
 	}
 	switch context.Cause(callCtx) {
 	case errStalled:
-		return fmt.Errorf("%w: stalled: no data for %s", agent.ErrModelUnavailable, m.stall)
+		return fmt.Errorf("%w: %w: no data for %s", agent.ErrModelUnavailable, agent.ErrModelStalled, m.stall)
 	case errTimedOut:
 		return fmt.Errorf("%w: timed out after %s", agent.ErrModelUnavailable, m.timeout)
 	}
+	if w == nil {
+		return fmt.Errorf("%w: %s", agent.ErrModelUnavailable, clean(m.redact(err.Error()), 300))
+	}
 	if status, msg := w.failure(); status >= 400 {
-		return statusError(status, msg)
+		return statusError(status, msg, w.retryAfterText())
 	}
 	var (
 		streamErr *ssestream.StreamError
@@ -55,7 +58,8 @@ func (m *Model) classify(ctx, callCtx context.Context, w *watch, err error) erro
 }
 
 // statusError maps an HTTP error status (after retries) to a sentinel.
-func statusError(status int, msg string) error {
+// after, if not empty, is the wait the server asked for.
+func statusError(status int, msg, after string) error {
 	var kind error
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -67,10 +71,13 @@ func statusError(status int, msg string) error {
 	default:
 		kind = agent.ErrModel
 	}
-	if msg == "" {
-		return fmt.Errorf("%w: HTTP %d", kind, status)
+	if after != "" {
+		after = " (the server asked to retry after " + after + ")"
 	}
-	return fmt.Errorf("%w: HTTP %d: %s", kind, status, msg)
+	if msg == "" {
+		return fmt.Errorf("%w: HTTP %d%s", kind, status, after)
+	}
+	return fmt.Errorf("%w: HTTP %d: %s%s", kind, status, msg, after)
 }
 
 // errorMessage extracts the message of an error body: OpenAI's

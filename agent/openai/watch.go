@@ -13,27 +13,26 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// watch follows one Stream call through openai-go's retries, as a
-// middleware run once per HTTP attempt. It records the last attempt's
-// status and error message (openai-go loses both when an error body is not
-// OpenAI-shaped), marks 503/529 as not retryable for background requests
-// (A5), and runs the stall watchdog: a timer armed whenever we wait for
-// bytes (for the response headers, inside each body Read) that cancels the
-// call with errStalled when it fires.
+// watch follows one HTTP attempt of a Stream call, as an openai-go
+// middleware. It records the attempt's status, error message and
+// Retry-After headers (openai-go loses the message when an error body is
+// not OpenAI-shaped), and runs the stall watchdog: a timer armed whenever
+// we wait for bytes (for the response headers, inside each body Read) that
+// cancels the attempt with errStalled when it fires.
 type watch struct {
-	m          *Model
-	background bool
-	timer      *time.Timer
-
-	mu      sync.Mutex // guards the fields below
+	m       *Model
 	attempt int
-	status  int            // of the last attempt; 0 if it got no response
-	message string         // the server's error message, redacted and truncated
-	res     *http.Response // the last attempt's response, if status < 400
+	timer   *time.Timer
+
+	mu         sync.Mutex     // guards the fields below
+	status     int            // 0 if the attempt got no response
+	message    string         // the server's error message, redacted and truncated
+	retryAfter http.Header    // Retry-After and retry-after-ms of an error answer
+	res        *http.Response // the response, if status < 400
 }
 
-func newWatch(m *Model, cancel context.CancelCauseFunc, background bool) *watch {
-	w := &watch{m: m, background: background}
+func newWatch(m *Model, cancel context.CancelCauseFunc, attempt int) *watch {
+	w := &watch{m: m, attempt: attempt}
 	w.timer = time.AfterFunc(time.Hour, func() { cancel(errStalled) })
 	w.timer.Stop()
 	return w
@@ -42,20 +41,14 @@ func newWatch(m *Model, cancel context.CancelCauseFunc, background bool) *watch 
 func (w *watch) arm()    { w.timer.Reset(w.m.stall) }
 func (w *watch) disarm() { w.timer.Stop() }
 
-// middleware is an option.Middleware for one attempt.
+// middleware is an option.Middleware for the attempt.
 func (w *watch) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	w.mu.Lock()
-	w.attempt++
-	attempt := w.attempt
-	w.status, w.message, w.res = 0, "", nil
-	w.mu.Unlock()
-
 	w.arm()
 	res, err := next(req)
 	if err != nil {
 		w.disarm()
 		if req.Context().Err() == nil {
-			w.m.log.Info("Model request attempt failed", slog.Int("attempt", attempt),
+			w.m.log.Debug("Model request attempt failed", slog.Int("attempt", w.attempt),
 				slog.String("error", clean(w.m.redact(err.Error()), 200)))
 		}
 		return res, err
@@ -73,26 +66,28 @@ func (w *watch) middleware(req *http.Request, next option.MiddlewareNext) (*http
 	w.disarm()
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	msg := clean(w.m.redact(errorMessage(body)), 200)
-	w.mu.Lock()
-	w.status, w.message = res.StatusCode, msg
-	w.mu.Unlock()
-	if w.background && (res.StatusCode == http.StatusServiceUnavailable || res.StatusCode == 529) {
-		// Overloaded: background work (sub-agents, compaction) fails fast.
-		res.Header.Set("X-Should-Retry", "false")
+	ra := http.Header{}
+	for _, k := range []string{"Retry-After", "Retry-After-Ms"} {
+		if v := res.Header.Get(k); v != "" {
+			ra.Set(k, v)
+		}
 	}
-	w.m.log.Info("Model request attempt failed", slog.Int("attempt", attempt),
+	w.mu.Lock()
+	w.status, w.message, w.retryAfter = res.StatusCode, msg, ra
+	w.mu.Unlock()
+	w.m.log.Debug("Model request attempt failed", slog.Int("attempt", w.attempt),
 		slog.Int("status", res.StatusCode), slog.String("message", msg))
 	return res, nil
 }
 
-// failure returns the last attempt's HTTP status and error message.
+// failure returns the attempt's HTTP status and error message.
 func (w *watch) failure() (int, string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.status, w.message
 }
 
-// response returns the last attempt's response if it succeeded.
+// response returns the attempt's response if it succeeded.
 func (w *watch) response() *http.Response {
 	w.mu.Lock()
 	defer w.mu.Unlock()

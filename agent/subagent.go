@@ -1,0 +1,239 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/agentls/agentls/prompts"
+	"github.com/agentls/agentls/tools"
+)
+
+// SubAgentToolName is the name of the tool that starts a sub-agent (B7).
+const SubAgentToolName = "agent"
+
+// DefaultSubAgentTurns is the hard turn limit of a sub-agent.
+const DefaultSubAgentTurns = 10
+
+// SubAgentOptions configures the agent tool. The zero value is usable.
+type SubAgentOptions struct {
+	// Tools are the tools a sub-agent may be given; nil means
+	// tools.PlanTools. "agent" is always removed, and a sub-agent never
+	// gets a tool its parent run does not have.
+	Tools []string
+	// MaxTurns is each sub-agent's hard turn limit; zero means
+	// DefaultSubAgentTurns. A tool call in progress finishes first.
+	MaxTurns int
+	// MaxDepth is how deep runs may nest; zero means 1: the user's run may
+	// start sub-agents, sub-agents may not.
+	MaxDepth int
+}
+
+// SubAgentTool returns the agent tool (A10, B7): it runs a nested agent on
+// a task with a subset of the tools and returns its final answer as the
+// tool result. Defences against recursion, in three layers: the
+// sub-agent's prompt says it cannot spawn agents, its tool list has no
+// agent tool, and a depth check at run time refuses to start a sub-agent
+// from a sub-agent anyway. Its requests are background requests (they fail
+// fast when the server is overloaded). A panic or a failure of the
+// sub-agent comes back as the error result "Sub-agent failed: <summary>";
+// only the parent's cancellation is a Go error.
+//
+// model and newRunner may be nil: the tool then uses the Model and
+// RunOptions.NewRunner of the run that calls it, so one tool can be
+// registered once for every run. newRunner must return a gateway over the
+// named tools with the same environment, policy and approvals as the
+// parent's.
+func SubAgentTool(model Model, newRunner func(allowed []string) ToolRunner, opts *SubAgentOptions) *tools.Tool {
+	a := &subAgent{model: model, newRunner: newRunner}
+	if opts != nil {
+		a.opts = *opts
+	}
+	if a.opts.Tools == nil {
+		a.opts.Tools = tools.PlanTools
+	}
+	if a.opts.MaxTurns <= 0 {
+		a.opts.MaxTurns = DefaultSubAgentTurns
+	}
+	if a.opts.MaxDepth <= 0 {
+		a.opts.MaxDepth = 1
+	}
+	return &tools.Tool{
+		Name: SubAgentToolName,
+		Description: fmt.Sprintf("Start a sub-agent on a self-contained task (for example reading or searching many files) and get its report back. "+
+			"It has a subset of your tools (default: %s), cannot start agents, and stops after %d turns. Give it a precise task and say what to report.",
+			strings.Join(a.opts.Tools, ", "), a.opts.MaxTurns),
+		Risk: tools.RiskNone,
+		Schema: json.RawMessage(`{
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["task"],
+	"properties": {
+		"task": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "what to do and what to report"},
+		"tools": {"type": "array", "maxItems": 16, "uniqueItems": true,
+			"items": {"type": "string", "pattern": "^[a-z0-9_]{1,64}$"},
+			"description": "tool names to give the sub-agent; default: read-only tools"}
+	}
+}`),
+		Run: a.run,
+	}
+}
+
+type subAgent struct {
+	model     Model
+	newRunner func([]string) ToolRunner
+	opts      SubAgentOptions
+}
+
+type subAgentArgs struct {
+	Task  string   `json:"task"`
+	Tools []string `json:"tools"`
+}
+
+// failed is the result of a sub-agent that did not finish.
+func failed(summary string) tools.Result {
+	return tools.Result{Content: "Sub-agent failed: " + summary, IsError: true, Code: tools.CodeInternal}
+}
+
+func (a *subAgent) run(ctx context.Context, _ *tools.Env, raw json.RawMessage) (res tools.Result, err error) {
+	parent := scopeOf(ctx)
+	if parent == nil {
+		parent = &scope{rep: ReporterFunc(func(Event) {}), log: slog.New(slog.DiscardHandler), opts: &RunOptions{}}
+		ctx = withScope(ctx, parent)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			parent.log.Error("Sub-agent panic", slog.String("panic", clip(fmt.Sprint(p), 300)), slog.String("stack", string(debug.Stack())))
+			res, err = a.report(parent, failed(fmt.Sprintf("internal error (%s)", clip(fmt.Sprint(p), 200)))), nil
+		}
+	}()
+	var args subAgentArgs
+	if err := json.Unmarshal(raw, &args); err != nil || strings.TrimSpace(args.Task) == "" {
+		return tools.Fail(tools.CodeInvalidArgs, "task", "a task is required", "call again with a task"), nil
+	}
+	// Fallback layer: whatever the prompt and the tool list said, a
+	// sub-agent does not start sub-agents.
+	if parent.depth+1 > a.opts.MaxDepth {
+		parent.log.Warn("Sub-agent refused", slog.Int("depth", parent.depth))
+		return tools.Fail(tools.CodePolicyDenied, "", "sub-agents cannot start sub-agents",
+			"do the task yourself with your own tools"), nil
+	}
+	model, newRunner := a.model, a.newRunner
+	if model == nil {
+		model = parent.opts.Model
+	}
+	if newRunner == nil {
+		newRunner = parent.opts.NewRunner
+	}
+	if model == nil || newRunner == nil {
+		return tools.Fail(tools.CodeUnavailable, "", "sub-agents are not available in this run", "do the task yourself"), nil
+	}
+	allowed, missing := a.allowed(args.Tools, parent)
+	if len(allowed) == 0 {
+		return tools.Fail(tools.CodeInvalidArgs, "tools", "none of these tools can be given to a sub-agent",
+			"leave tools out, or use some of: "+strings.Join(a.base(parent), ", ")), nil
+	}
+	runner := withoutAgent{newRunner(allowed)}
+	var names []string
+	readOnly := true
+	for _, t := range runner.Tools() {
+		names = append(names, t.Name)
+		readOnly = readOnly && (t.Risk == tools.RiskRead || t.Risk == tools.RiskNone)
+	}
+	forward := ReporterFunc(func(e Event) {
+		if e.Kind != EventText && e.Kind != EventDone {
+			parent.rep.Report(e)
+		}
+	})
+	out := Run(ctx, &RunOptions{
+		Model: model, Tools: runner, Mode: parent.opts.Mode, Task: prompts.TaskData{Instruction: args.Task},
+		MaxTurns: a.opts.MaxTurns, Reporter: forward, Logger: parent.log,
+		Strict: parent.opts.Strict, ContextTokens: parent.opts.ContextTokens, Background: true,
+		SystemPrompt: prompts.SubAgent(prompts.SubAgentData{Tools: names, MaxTurns: a.opts.MaxTurns, ReadOnly: readOnly}),
+	})
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return tools.Fail(tools.CodeInternal, "", "cancelled", ""), ctx.Err()
+	}
+	head := fmt.Sprintf("(%d turns, %d tool calls", out.Turns, len(out.Steps))
+	if len(missing) > 0 {
+		head += "; not available to sub-agents: " + strings.Join(missing, ", ")
+	}
+	head += ")"
+	if out.Status != StatusDone {
+		why := "unknown error"
+		if out.Err != nil {
+			why = out.Err.Error()
+		}
+		return a.report(parent, failed(why+" "+head)), nil
+	}
+	return tools.Result{Content: "Sub-agent report " + head + ":\n" + out.Summary}, nil
+}
+
+// report tells the parent's observer that a sub-agent failed.
+func (a *subAgent) report(parent *scope, res tools.Result) tools.Result {
+	parent.rep.Report(Event{Kind: EventWarning, Level: LevelWarning, Tool: SubAgentToolName, Code: "subagent_failed",
+		Message: clip(res.Content, 300), Depth: parent.depth})
+	parent.log.Warn("Sub-agent failed", slog.String("detail", clip(res.Content, 300)))
+	return res
+}
+
+// base is the tools any sub-agent of this parent may get.
+func (a *subAgent) base(parent *scope) []string {
+	var have []string
+	if parent.opts.Tools != nil {
+		for _, t := range parent.opts.Tools.Tools() {
+			have = append(have, t.Name)
+		}
+	}
+	var out []string
+	for _, n := range a.opts.Tools {
+		if n != SubAgentToolName && (parent.opts.Tools == nil || slices.Contains(have, n)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// allowed is the requested tools that may be given (all of base when none
+// were requested) and the requested ones that may not.
+func (a *subAgent) allowed(requested []string, parent *scope) (allowed, missing []string) {
+	base := a.base(parent)
+	if len(requested) == 0 {
+		return base, nil
+	}
+	for _, n := range requested {
+		if slices.Contains(base, n) {
+			allowed = append(allowed, n)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	return allowed, missing
+}
+
+// withoutAgent is the parameter layer of A10: a gateway whose tool list
+// has no agent tool, and which refuses a call to it.
+type withoutAgent struct{ ToolRunner }
+
+func (w withoutAgent) Tools() []*tools.Tool {
+	var out []*tools.Tool
+	for _, t := range w.ToolRunner.Tools() {
+		if t.Name != SubAgentToolName {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (w withoutAgent) Call(ctx context.Context, name, args string) (tools.Result, error) {
+	if name == SubAgentToolName {
+		return tools.Fail(tools.CodeUnknownTool, "", "there is no agent tool here: sub-agents cannot start sub-agents",
+			"do the task yourself with your own tools"), nil
+	}
+	return w.ToolRunner.Call(ctx, name, args)
+}
