@@ -1,0 +1,142 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// shellCase is one line of testdata/shell.jsonl.
+type shellCase struct {
+	Cmd      string `json:"cmd"`
+	Expect   string `json:"expect"` // allow, ask or deny
+	Why      string `json:"why"`
+	Category string `json:"category"`
+	Soft     bool   `json:"soft"`
+}
+
+func loadShellCases(t testing.TB, name string) []shellCase {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []shellCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var c shellCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// shellFixture is a policy over the paths fixture, with HOME outside it.
+func shellFixture(t testing.TB) (*ShellPolicy, fixture) {
+	t.Helper()
+	fx := newFixture(t)
+	mustMkdir(t, filepath.Join(fx.root, "internal/server"))
+	mustWrite(t, filepath.Join(fx.root, "internal/server/server.go"), "package server\n")
+	if err := os.Symlink("/", filepath.Join(fx.root, "rootlink")); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(filepath.Dir(fx.root), "home")
+	mustMkdir(t, filepath.Join(home, ".ssh"))
+	return &ShellPolicy{Root: fx.root, Home: home}, fx
+}
+
+// scoreShell scores a decision per the README rubric: "right", "unsafe"
+// (a security miss) or "over" (over-blocking).
+func scoreShell(expect string, soft bool, got string) string {
+	switch expect {
+	case DecisionAllow:
+		if got == DecisionAllow || soft && got == DecisionAsk {
+			return "right"
+		}
+		return "over"
+	case DecisionAsk:
+		if got != DecisionAllow || soft {
+			return "right"
+		}
+		return "unsafe"
+	}
+	if got == DecisionDeny || soft && got == DecisionAsk {
+		return "right"
+	}
+	return "unsafe"
+}
+
+// TestShellPolicy_Examples runs every case of the shared shell.jsonl and
+// fails on any unsafe answer; over-blocking is reported.
+func TestShellPolicy_Examples(t *testing.T) {
+	p, _ := shellFixture(t)
+	cases := loadShellCases(t, "testdata/shell.jsonl")
+	if len(cases) == 0 {
+		t.Fatal("no cases")
+	}
+	counts := map[string]int{}
+	for _, c := range cases {
+		v := p.Analyze(c.Cmd)
+		s := scoreShell(c.Expect, c.Soft, v.Decision)
+		counts[s]++
+		switch s {
+		case "unsafe":
+			t.Errorf("UNSAFE %q: got %s (%s: %s, %q), want %s (soft=%v): %s",
+				c.Cmd, v.Decision, v.Rule, v.Reason, v.Command, c.Expect, c.Soft, c.Why)
+		case "over":
+			t.Logf("over-blocked %q: got %s (%s), want %s", c.Cmd, v.Decision, v.Rule, c.Expect)
+		}
+		if v.Rule == "" || v.Reason == "" {
+			t.Errorf("%q: verdict without rule or reason: %+v", c.Cmd, v)
+		}
+	}
+	t.Logf("shell.jsonl: %d cases: %d right, %d unsafe, %d over-blocked",
+		len(cases), counts["right"], counts["unsafe"], counts["over"])
+}
+
+// checkShell analyses each command and compares the decision.
+func checkShell(t *testing.T, p *ShellPolicy, want string, cmds ...string) {
+	t.Helper()
+	for _, cmd := range cmds {
+		v := p.Analyze(cmd)
+		if v.Decision != want {
+			t.Errorf("%q: got %s (%s: %s; %q), want %s", cmd, v.Decision, v.Rule, v.Reason, v.Command, want)
+		}
+	}
+}
+
+// TestShellPolicy_Concurrent runs one policy from several goroutines (run
+// with -race) and checks that they agree.
+func TestShellPolicy_Concurrent(t *testing.T) {
+	p, _ := shellFixture(t)
+	cases := loadShellCases(t, "testdata/shell.jsonl")
+	want := make([]ShellVerdict, len(cases))
+	for i, c := range cases {
+		want[i] = p.Analyze(c.Cmd)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i, c := range cases {
+				if got := p.Analyze(c.Cmd); got.Decision != want[i].Decision || got.Rule != want[i].Rule {
+					t.Errorf("%q: concurrent verdict %s %s, want %s %s", c.Cmd, got.Decision, got.Rule, want[i].Decision, want[i].Rule)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
