@@ -203,7 +203,10 @@ func (r *run) loop(ctx context.Context) *Outcome {
 			r.msgs = append(r.msgs, Message{Role: RoleAssistant, Content: resp.Content})
 			return r.finish(StatusDone, summary, nil)
 		}
-		calls := r.fixCallIDs(resp.ToolCalls, turn)
+		calls, dups := r.fixCallIDs(resp.ToolCalls, turn)
+		if err := Check(dups > 0, r.opts.Strict.Pairing, fmt.Sprintf("the model reused %d tool-call IDs", dups)); err != nil {
+			return r.finish(StatusFailed, err.Error(), err)
+		}
 		r.msgs = append(r.msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: calls})
 		if err := r.callTools(toolCtx, calls, turn); err != nil {
 			return r.finish(StatusCancelled, "cancelled", err)
@@ -339,7 +342,9 @@ func toolSpecs(ts []*tools.Tool) ([]ToolSpec, []string) {
 // fixCallIDs gives every call a non-empty ID unique in the whole
 // conversation: some local servers send none, others count from call_0 in
 // every answer, and tool results are paired by ID.
-func (r *run) fixCallIDs(calls []ToolCall, turn int) []ToolCall {
+// It returns the calls and how many reused IDs were renamed (a pairing
+// repair for strict mode).
+func (r *run) fixCallIDs(calls []ToolCall, turn int) ([]ToolCall, int) {
 	out := make([]ToolCall, len(calls))
 	var renamed []string
 	for i, c := range calls {
@@ -359,7 +364,7 @@ func (r *run) fixCallIDs(calls []ToolCall, turn int) []ToolCall {
 		r.emit(Event{Kind: EventRepair, Level: LevelInfo, Turn: turn, Code: "tool_call_ids", Repairs: renamed,
 			Message: fmt.Sprintf("the model reused %d tool-call IDs; renamed", len(renamed))})
 	}
-	return out
+	return out, len(renamed)
 }
 
 func summarize(res tools.Result) string {

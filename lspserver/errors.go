@@ -31,6 +31,7 @@ const (
 	ReasonModelAuth        Reason = "model.auth"         // the endpoint refused the API key
 	ReasonModelRateLimited Reason = "model.rate_limited"
 	ReasonBudgetExhausted  Reason = "budget.exhausted"
+	ReasonStrict           Reason = "strict.violation" // strict mode turned a repair into a failure (A8)
 	ReasonCanceled         Reason = "canceled"
 	ReasonUserDeclined     Reason = "user.declined"
 	ReasonInternal         Reason = "internal"
@@ -71,6 +72,8 @@ func toWireError(err error) *jsonrpc2.Error {
 	case errors.Is(err, agent.ErrModelUnavailable), errors.Is(err, agent.ErrModelBadResponse),
 		errors.Is(err, agent.ErrNoResponse), errors.Is(err, agent.ErrModel):
 		reason = ReasonModelUnavailable
+	case errors.Is(err, agent.ErrStrict):
+		reason = ReasonStrict
 	case errors.Is(err, agent.ErrBudgetExhausted):
 		reason = ReasonBudgetExhausted
 	}

@@ -14,9 +14,6 @@ import (
 	"github.com/agentls/agentls/sandbox"
 )
 
-// maxInstruction bounds the instruction text; longer input is cut (A12).
-const maxInstruction = 100000
-
 // commandArgs is the one argument of plan, review and execute (E3).
 type commandArgs struct {
 	URI         string          `json:"uri"`

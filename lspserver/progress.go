@@ -45,21 +45,43 @@ func (p *progress) send(value map[string]any) {
 	_ = p.s.conn.Notify(context.WithoutCancel(p.ctx), "$/progress", jsonrpc2.RawMessage(raw))
 }
 
-// Report implements agent.Reporter.
+// Report implements agent.Reporter: tool calls become progress reports;
+// every event with a level (retries, repairs, fallbacks, denials) becomes a
+// window/logMessage at that level (A14).
 func (p *progress) Report(e agent.Event) {
 	if p.onEvent != nil {
 		p.onEvent(e)
 	}
 	switch e.Kind {
+	case agent.EventText, agent.EventTurn:
+		return
 	case agent.EventToolCall:
-		p.send(map[string]any{"kind": "report", "message": fmt.Sprintf("turn %d: %s", e.Turn, e.Tool)})
+		if e.Depth == 0 {
+			p.send(map[string]any{"kind": "report", "message": fmt.Sprintf("turn %d: %s", e.Turn, e.Tool)})
+		}
+		return
 	case agent.EventToolResult:
 		if e.Code != "" {
-			p.s.logMessage(p.ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: %s refused: %s", e.Tool, e.Message))
+			p.s.logMessage(p.ctx, protocol.MessageTypeInfo, prefix(e)+fmt.Sprintf("%s refused: %s", e.Tool, e.Message))
 		}
-	case agent.EventRetry, agent.EventWarning:
-		p.s.logMessage(p.ctx, protocol.MessageTypeWarning, "agentls: "+e.Message)
+		return
+	case agent.EventDone:
+		return
 	}
+	typ, ok := map[agent.Level]protocol.MessageType{
+		agent.LevelError: protocol.MessageTypeError, agent.LevelWarning: protocol.MessageTypeWarning,
+		agent.LevelInfo: protocol.MessageTypeInfo,
+	}[e.Level]
+	if ok && e.Message != "" {
+		p.s.logMessage(p.ctx, typ, prefix(e)+e.Message)
+	}
+}
+
+func prefix(e agent.Event) string {
+	if e.Depth > 0 {
+		return "agentls sub-agent: "
+	}
+	return "agentls: "
 }
 
 func (p *progress) end(msg string) {

@@ -31,6 +31,8 @@ type commandResult struct {
 	Steps     []agent.Step  `json:"steps,omitempty"`
 	Findings  []findingJSON `json:"findings,omitempty"`
 	Edits     *editCounts   `json:"edits"`
+	// Incomplete: the model's final answer was cut off (A4).
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 type findingJSON struct {
@@ -108,17 +110,31 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 		env.Edits = prop
 		env.Sync = prop.flush
 	}
-	runner := tools.NewRunner(s.reg, env, &tools.RunnerOptions{
-		Allowed: allowed, ReadOnly: mode != "execute", Logger: log,
-		Policy: policy, Approver: approver{s}, Session: s.sess, Audit: s.opts.Audit, SessionID: id,
-	})
+	if _, err := s.reg.Lookup(agent.SubAgentToolName); err == nil {
+		allowed = append(slices.Clone(allowed), agent.SubAgentToolName)
+	}
+	newRunner := func(allowed []string) agent.ToolRunner {
+		return tools.NewRunner(s.reg, env, &tools.RunnerOptions{
+			Allowed: allowed, ReadOnly: mode != "execute", Logger: log,
+			Policy: policy, Approver: approver{s}, Session: s.sess, Audit: s.opts.Audit, SessionID: id,
+		})
+	}
 	prog := s.beginProgress(rctx, id, "agentls "+mode)
 	out := agent.Run(rctx, &agent.RunOptions{
-		Model: model, Tools: runner, Mode: mode, Task: task,
-		MaxTurns: s.opts.MaxTurns, Reporter: prog, Logger: log,
+		Model: model, Tools: newRunner(allowed), NewRunner: newRunner, Mode: mode, Task: task,
+		MaxTurns: s.opts.MaxTurns, ContextTokens: s.opts.ContextTokens, Strict: s.opts.Strict,
+		Reporter: prog, Logger: log,
+		ReadRef: func(ctx context.Context, p string) ([]byte, error) {
+			rel, err := sandbox.ResolvePath(s.root, p)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", agent.ErrPathRefused, err)
+			}
+			return ws.ReadFile(ctx, rel)
+		},
 	})
 
-	res := &commandResult{SessionID: id, Status: string(out.Status), Summary: out.Summary, Steps: out.Steps, Edits: counts}
+	res := &commandResult{SessionID: id, Status: string(out.Status), Summary: out.Summary, Steps: out.Steps,
+		Edits: counts, Incomplete: out.Incomplete}
 	if mode == "review" && out.Status == agent.StatusDone {
 		s.fallbackFindings(rctx, sink, out.Summary, log)
 	}
@@ -162,11 +178,9 @@ func isBudget(err error) bool {
 
 // task builds the first user message: instruction, file and selection.
 func (s *Server) task(ctx context.Context, ws *workspace, rel string, a *commandArgs) (prompts.TaskData, error) {
+	// The agent cuts input over 100,000 characters and inlines @path
+	// references (A12).
 	t := prompts.TaskData{Instruction: a.Instruction}
-	if len(t.Instruction) > maxInstruction {
-		t.Instruction = strings.ToValidUTF8(t.Instruction[:maxInstruction], "") +
-			"\n[instruction cut at 100,000 characters; split the task into smaller ones]"
-	}
 	if rel != "." {
 		t.Path = rel
 	}

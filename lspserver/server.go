@@ -29,6 +29,11 @@ type Options struct {
 	SaveTimeout time.Duration
 	// MaxTurns bounds each run; zero means agent.DefaultMaxTurns.
 	MaxTurns int
+	// ContextTokens is the model's context budget for compaction (A9);
+	// zero means agent.DefaultContextTokens.
+	ContextTokens int
+	// Strict turns silent repairs into failures, per dimension (A8).
+	Strict agent.Strict
 	// LoadPolicy returns the policy for a run in the workspace root; it is
 	// called at the start of every run, so edits to policy files apply to
 	// the next run. Nil means the built-in editor policy.
@@ -141,6 +146,9 @@ func newServer(opts *Options) *Server {
 	if s.reg == nil {
 		s.reg = tools.NewRegistry()
 		s.reg.MustRegister(tools.Builtins()...)
+		// The sub-agent tool (A10, B7) takes the model and the gateway of
+		// the run that calls it.
+		s.reg.MustRegister(agent.SubAgentTool(nil, nil, &agent.SubAgentOptions{Tools: tools.PlanTools}))
 	}
 	return s
 }

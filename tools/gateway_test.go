@@ -213,3 +213,33 @@ func TestHumanConfirm_T16(t *testing.T) {
 		t.Errorf("no approver: %+v", res)
 	}
 }
+
+// TestGateway_A15_LargeResultsSpillToWorkspace: a result over 30,000
+// characters is stored under .agentls/results and the model gets a summary
+// naming a workspace path that read_file can page through.
+func TestGateway_A15_LargeResultsSpillToWorkspace(t *testing.T) {
+	root := t.TempDir()
+	big := strings.Repeat("line of output\n", 5000)
+	reg := NewRegistry()
+	reg.MustRegister(Builtins()...)
+	reg.MustRegister(&Tool{Name: "big", Description: "x", Risk: RiskNone, Schema: json.RawMessage(`{"type":"object"}`),
+		Run: func(context.Context, *Env, json.RawMessage) (Result, error) { return Result{Content: big}, nil }})
+	r := NewRunner(reg, &Env{Root: root, Workspace: DiskWorkspace(root)}, &RunnerOptions{Allowed: []string{"big", "read_file"}})
+	res, err := r.Call(t.Context(), "big", `{}`)
+	if err != nil || len(res.Content) > MaxResultChars {
+		t.Fatalf("result %d chars, err %v", len(res.Content), err)
+	}
+	i := strings.Index(res.Content, ResultsDir+"/")
+	if i < 0 {
+		t.Fatalf("no workspace path in the summary:\n%s", res.Content[len(res.Content)-3000:])
+	}
+	rel := strings.Fields(res.Content[i:])[0]
+	rel = strings.TrimRight(rel, ":,")
+	page, err := r.Call(t.Context(), "read_file", `{"path":"`+rel+`","offset":4990,"limit":5}`)
+	if err != nil || page.IsError || !strings.Contains(page.Content, "line of output") {
+		t.Fatalf("read_file %s: %+v %v", rel, page, err)
+	}
+	if strings.Contains(res.Content, root) {
+		t.Error("the summary leaks the host path")
+	}
+}

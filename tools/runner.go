@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -16,6 +18,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 // MaxResultChars bounds what one tool result may put into the conversation.
@@ -256,7 +260,7 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 		return Fail(CodeInternal, "", "the tool failed: "+err.Error(), ""), nil
 	}
 	// T9: result checks.
-	return checkResult(res), nil
+	return checkResult(res, r.env.Root), nil
 }
 
 // approve asks the user (T7) within the policy's timeout (T15). It returns
@@ -307,12 +311,19 @@ func readOnlyRisk(k Risk) bool { return k == RiskRead || k == RiskNone }
 
 // checkResult makes a result safe to put into the conversation: valid
 // UTF-8, no NUL bytes, bounded size.
-func checkResult(res Result) Result {
+func checkResult(res Result, root string) Result {
 	c := res.Content
 	if !utf8.ValidString(c) {
 		c = strings.ToValidUTF8(c, "\uFFFD")
 	}
 	c = strings.ReplaceAll(c, "\x00", "\uFFFD")
+	if len(c) > MaxResultChars && root != "" {
+		// A15: keep the whole result where the model can page through it.
+		if summary, ok := spill(root, c); ok {
+			res.Content = summary
+			return res
+		}
+	}
 	if len(c) > MaxResultChars {
 		head := c[:MaxResultChars*4/5]
 		tail := c[len(c)-MaxResultChars/5:]
@@ -356,3 +367,23 @@ func truncate(s string, n int) string {
 }
 
 var printer = message.NewPrinter(language.English)
+
+// ResultsDir is where results too large for the conversation are kept,
+// relative to the workspace root; it holds a .gitignore of "*".
+const ResultsDir = ".agentls/results"
+
+// spill stores a large result under the workspace and returns a summary
+// that names the file by its workspace path, for read_file.
+func spill(root, c string) (string, bool) {
+	dir := filepath.Join(root, filepath.FromSlash(ResultsDir))
+	summary, path, err := sandbox.SpillLarge(dir, c, MaxResultChars)
+	if err != nil || path == "" {
+		return "", false
+	}
+	_ = os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*\n"), 0o644)
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return "", false
+	}
+	return strings.ReplaceAll(summary, path, filepath.ToSlash(rel)), true
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/headless"
 	"github.com/agentls/agentls/tools"
 )
@@ -22,6 +23,8 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	verbose := fs.Bool("v", false, "debug logging on stderr")
 	profile := fs.String("profile", tools.ProfileHeadless, "policy profile: editor, headless or ci")
+	var strict strictFlag
+	fs.Var(&strict, "strict", "fail the run instead of repairing silently (CI, evaluations); --strict=pairing,compaction,normalizer for some")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -53,6 +56,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	if closer := openAudit(opts, getenv, log); closer != nil {
 		defer closer.Close()
 	}
+	opts.Strict = strict.Strict
 	mode := cmd
 	if cmd == "exec" {
 		mode = "execute"
@@ -73,4 +77,30 @@ func defaultApprove(stdin io.Reader) string {
 		}
 	}
 	return string(headless.ApproveNever)
+}
+
+// strictFlag is --strict (every dimension) or --strict=pairing,compaction,normalizer.
+type strictFlag struct{ agent.Strict }
+
+func (f *strictFlag) IsBoolFlag() bool { return true }
+
+func (f *strictFlag) String() string { return fmt.Sprintf("%+v", f.Strict) }
+
+func (f *strictFlag) Set(s string) error {
+	for _, d := range strings.Split(s, ",") {
+		switch strings.TrimSpace(d) {
+		case "true", "all":
+			f.Strict = agent.Strict{Pairing: true, Compaction: true, Normalizer: true}
+		case "false", "":
+		case "pairing":
+			f.Pairing = true
+		case "compaction":
+			f.Compaction = true
+		case "normalizer":
+			f.Normalizer = true
+		default:
+			return fmt.Errorf("unknown dimension %q (want pairing, compaction, normalizer)", d)
+		}
+	}
+	return nil
 }

@@ -126,8 +126,9 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 		userPolicy = p // the editor's agentls.policyFile setting
 	}
 	return &lspserver.Options{
-		Logger:   log,
-		MaxTurns: cfg.MaxTurns,
+		Logger:        log,
+		MaxTurns:      cfg.MaxTurns,
+		ContextTokens: cfg.ContextTokens,
 		LoadPolicy: func(root string) (*tools.Policy, error) {
 			return tools.LoadPolicy(profile, userPolicy, projectPolicyPath(root))
 		},
