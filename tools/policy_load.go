@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"time"
 
@@ -31,16 +32,26 @@ type policyJSON struct {
 	Deny     []string               `json:"deny"`
 	Risks    map[string]string      `json:"risks"`
 	Profiles map[string]*policyJSON `json:"profiles"`
-	HTTP     *struct {
-		Allow   []string `json:"allow"`
-		Methods []string `json:"methods"`
-	} `json:"http"`
-	Shell *struct {
+	HTTP     *httpJSON              `json:"http"`
+	Shell    *struct {
 		TimeoutSeconds int                   `json:"timeout_seconds"`
 		Network        bool                  `json:"network"`
 		Commands       []sandbox.CommandRule `json:"commands"`
 	} `json:"shell"`
 	ApprovalTimeoutSeconds int `json:"approval_timeout_seconds"`
+}
+
+// httpJSON is the "http" section: the allowlist of http_fetch (B4).
+// Credentials go in headers, per origin, in the user's file only; the
+// model never sees or sets them.
+type httpJSON struct {
+	Allow      []string                     `json:"allow"`
+	Methods    []string                     `json:"methods"`
+	AllowHTTP  bool                         `json:"allow_http"`
+	AllowAddrs []string                     `json:"allow_addrs"` // CIDR prefixes of private ranges to allow
+	Headers    map[string]map[string]string `json:"headers"`
+	MaxBytes   int64                        `json:"max_bytes"`
+	TimeoutS   int                          `json:"timeout_seconds"`
 }
 
 // LoadPolicy builds the policy of a profile from the built-in defaults, the
@@ -127,17 +138,7 @@ func (p *Policy) merge(pj *policyJSON, source, where string) {
 		p.Risks[Risk(risk)] = d
 	}
 	if pj.HTTP != nil {
-		if p.HTTP == nil {
-			p.HTTP = &sandbox.HTTPPolicy{}
-		}
-		p.HTTP.Allow = append(p.HTTP.Allow, pj.HTTP.Allow...)
-		if len(pj.HTTP.Methods) > 0 {
-			if source == "project" {
-				warn("http.methods ignored: a project policy cannot widen methods")
-			} else {
-				p.HTTP.Methods = pj.HTTP.Methods
-			}
-		}
+		p.mergeHTTP(pj.HTTP, source == "project", warn)
 	}
 	if sh := pj.Shell; sh != nil {
 		p.mergeShell(sh.TimeoutSeconds, sh.Network, sh.Commands, source, warn)
@@ -178,5 +179,41 @@ func (p *Policy) mergeShell(timeout int, network bool, rules []sandbox.CommandRu
 			continue
 		}
 		p.ShellRules = append(p.ShellRules, r)
+	}
+}
+
+func (p *Policy) mergeHTTP(h *httpJSON, project bool, warn func(string, ...any)) {
+	if p.HTTP == nil {
+		p.HTTP = &sandbox.HTTPPolicy{}
+	}
+	hp := p.HTTP
+	hp.Allow = append(hp.Allow, h.Allow...)
+	if err := hp.Validate(); err != nil {
+		warn("http.allow: %v", err)
+	}
+	if project && (len(h.Methods) > 0 || h.AllowHTTP || len(h.AllowAddrs) > 0 || len(h.Headers) > 0 || h.MaxBytes > 0 || h.TimeoutS > 0) {
+		warn("http settings other than allow ignored: a project policy can only name hosts (each fetch is still asked)")
+		return
+	}
+	if len(h.Methods) > 0 {
+		hp.Methods = h.Methods
+	}
+	hp.AllowHTTP = hp.AllowHTTP || h.AllowHTTP
+	for _, a := range h.AllowAddrs {
+		pfx, err := netip.ParsePrefix(a)
+		if err != nil {
+			warn("http.allow_addrs: %q is not a CIDR prefix; skipped", a)
+			continue
+		}
+		hp.AllowAddrs = append(hp.AllowAddrs, pfx)
+	}
+	if len(h.Headers) > 0 {
+		hp.Headers = h.Headers
+	}
+	if h.MaxBytes > 0 {
+		hp.MaxBytes = h.MaxBytes
+	}
+	if h.TimeoutS > 0 {
+		hp.Timeout = time.Duration(h.TimeoutS) * time.Second
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -250,4 +251,53 @@ func snapshot(t *testing.T, dir string) string {
 		fmt.Fprintf(&b, "%s:%d:%d ", e.Name(), fi.Size(), fi.ModTime().UnixNano())
 	}
 	return b.String()
+}
+
+// TestPolicyExamples_URLs_B4 asks vet about every labelled URL under the
+// README's allowlist, with each DNS answer pinned by --resolve (the
+// dial-time address checks apply to it) and each redirect target asked as
+// its own URL. The policy also allows http_fetch outright, so a URL the
+// allowlist accepts is "allow" rather than "ask".
+func TestPolicyExamples_URLs_B4(t *testing.T) {
+	root := t.TempDir()
+	policy := filepath.Join(root, "policy.json")
+	must(t, os.WriteFile(policy, []byte(`{"allow": ["http_fetch"], "http": {"allow": ["https://api.github.com", "https://pkg.go.dev"]}}`), 0o644))
+	var s score
+	for _, c := range loadExamples(t, "urls.jsonl") {
+		target := c.URL
+		if c.RedirectTo != "" {
+			target = c.RedirectTo
+		}
+		args := []string{"--root", root, "--policy", policy}
+		if len(c.Resolve) > 0 {
+			host := "api.github.com"
+			if u, err := url.Parse(c.URL); err == nil && u.Hostname() != "" {
+				host = u.Hostname()
+			}
+			for _, a := range c.Resolve {
+				args = append(args, "--resolve", host+":443:"+a)
+			}
+		}
+		call := map[string]any{"tool": "http_fetch", "args": map[string]any{"url": target}}
+		if c.Method != "" {
+			call["args"].(map[string]any)["method"] = c.Method
+		}
+		v := vetOne(t, args, call)
+		got := v["decision"]
+		switch {
+		case c.Soft:
+			s.soft++
+		case c.Expect == "allow" && got == "allow":
+			s.right++
+		case c.Expect == "allow":
+			s.overblocked++
+			t.Logf("over-blocked: %s = %v (%s)", target, v, c.Why)
+		case got != "deny":
+			s.unsafe++
+			t.Errorf("UNSAFE: %s %v = %v (%s)", target, c.Resolve, v, c.Why)
+		default:
+			s.right++
+		}
+	}
+	t.Logf("urls.jsonl: %s", s)
 }
