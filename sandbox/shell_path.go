@@ -81,6 +81,27 @@ func (a *analyzer) access1(pi pathInfo, acc access, cmd string) {
 // classify resolves an expanded word against a working directory (an
 // absolute path, a home-marked path or mUnknown).
 func (a *analyzer) classify(f field, cwd string) pathInfo {
+	for i := range a.pcache[:a.pn] {
+		if e := &a.pcache[i]; e.f == f && e.cwd == cwd {
+			return e.pi
+		}
+	}
+	pi := a.classify1(f, cwd)
+	a.pcache[a.pi%len(a.pcache)] = classified{f: f, cwd: cwd, pi: pi}
+	a.pi++
+	a.pn = min(a.pi, len(a.pcache))
+	return pi
+}
+
+// classified is a cached classification: the disk is not asked twice
+// about the same path in one command line.
+type classified struct {
+	f   field
+	cwd string
+	pi  pathInfo
+}
+
+func (a *analyzer) classify1(f field, cwd string) pathInfo {
 	s := f.s
 	if strings.HasPrefix(s, mProc) {
 		return pathInfo{kind: pkPipe}

@@ -178,6 +178,7 @@ func equalLines(a, b []string) bool {
 // tool result (E6): applied hunks as JSON, a refusal as approval_denied.
 func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) {
 	out, err := env.Edits.Propose(ctx, change)
+	proposed := HashContent(change.New)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
@@ -185,15 +186,19 @@ func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) 
 		return Result{}, fmt.Errorf("propose %s change: %w", change.Tool, err)
 	}
 	if out != nil && out.Stale {
-		return Fail(CodeStaleFile, "path", cut(out.Reason, 500), "read the file again and recompute the change"), nil
+		res := Fail(CodeStaleFile, "path", cut(out.Reason, 500), "read the file again and recompute the change")
+		res.ProposedSHA256 = proposed
+		return res, nil
 	}
 	if out == nil || !out.Applied {
 		reason := "the user rejected the change"
 		if out != nil && out.Reason != "" {
 			reason = "the change was not applied: " + cut(out.Reason, 500)
 		}
-		return Fail(CodeApprovalDenied, "", reason,
-			"do not repeat the same change; adapt it to the reason or ask the user"), nil
+		res := Fail(CodeApprovalDenied, "", reason,
+			"do not repeat the same change; adapt it to the reason or ask the user")
+		res.ProposedSHA256 = proposed
+		return res, nil
 	}
 	if len(out.Hunks) == 0 || allApplied(out.Hunks) {
 		env.Reads.record(change.Path, change.New)
@@ -212,7 +217,11 @@ func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Content: string(b)}, nil
+	res := Result{Content: string(b), ProposedSHA256: proposed}
+	if allApplied(out.Hunks) {
+		res.AppliedSHA256 = proposed // what landed is what was proposed, verified by the proposer
+	}
+	return res, nil
 }
 
 // gitRefusal is the result for a write into a .git directory.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -137,6 +138,9 @@ func DefaultPolicy(profile string) *Policy {
 func (p *Policy) Apply(env *Env) {
 	env.HTTP = p.HTTP
 	env.ShellRules = p.ShellRules
+	if env.Home == "" {
+		env.Home, _ = os.UserHomeDir()
+	}
 	env.CommandTimeout = p.CommandTimeout
 	env.CommandNetwork = p.CommandNetwork
 }

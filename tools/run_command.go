@@ -46,7 +46,7 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, 
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return denyCheck(CodeInvalidArgs, "args.decode", "arguments do not fit the tool"), nil
 	}
-	sp := &sandbox.ShellPolicy{Root: env.Root, Extra: env.ShellRules}
+	sp := &sandbox.ShellPolicy{Root: env.Root, Extra: env.ShellRules, Home: env.Home}
 	v := sp.Analyze(a.Command)
 	c := &Check{Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
 	if v.Command != "" && v.Command != c.Subject {

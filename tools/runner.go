@@ -123,6 +123,7 @@ func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
 	if res.IsError {
 		rec.Code = res.Code
 	}
+	rec.ProposedSHA256, rec.AppliedSHA256 = res.ProposedSHA256, res.AppliedSHA256
 	rec.DurationMS = time.Since(start).Milliseconds()
 	r.opts.Audit.Record(rec)
 	r.log.Info("Tool call", slog.String("tool", name), slog.String("decision", string(rec.Decision)),
@@ -153,9 +154,7 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 		raw = []byte("{}")
 	}
 	var inst any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&inst); err != nil || dec.More() {
+	if err := json.Unmarshal(raw, &inst); err != nil { // also refuses trailing data
 		return withTool(fail(Fail(CodeInvalidArgs, "", "arguments are not valid JSON",
 			"send one JSON object matching the schema: "+compactSchema(e.tool.Schema)), "gateway.parse"), e.tool)
 	}

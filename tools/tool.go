@@ -93,6 +93,9 @@ type Env struct {
 	Reads *ReadTracker
 	// Approver asks the user directly (human_confirm); nil means nobody can.
 	Approver Approver
+	// Home is the user's home directory, so that shell analysis treats
+	// absolute paths into it like ~/…; "" is fine (~ is still outside).
+	Home string
 	// ShellRules extend the shell analyser's command table (policy file).
 	ShellRules []sandbox.CommandRule
 	// CommandTimeout caps run_command; zero means DefaultCommandTimeout.
@@ -171,4 +174,8 @@ type Result struct {
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`
 	Code    Code   `json:"code,omitempty"` // set when IsError
+	// For the audit log of file changes (T10): hashes of the proposed
+	// content and of what landed. Never sent to the model.
+	ProposedSHA256 string `json:"-"`
+	AppliedSHA256  string `json:"-"`
 }
