@@ -110,7 +110,9 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 		env.Edits = prop
 		env.Sync = prop.flush
 	}
-	if _, err := s.reg.Lookup(agent.SubAgentToolName); err == nil {
+	// Sub-agents only in execute runs: plan and review offer nothing but
+	// their read tools (E4).
+	if _, err := s.reg.Lookup(agent.SubAgentToolName); err == nil && mode == "execute" {
 		allowed = append(slices.Clone(allowed), agent.SubAgentToolName)
 	}
 	newRunner := func(allowed []string) agent.ToolRunner {
