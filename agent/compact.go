@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/prompts"
 )
@@ -288,7 +289,9 @@ func init() {
 	}
 }
 
-var pathRE = regexp.MustCompile(`(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b`)
+var pathRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b`)
+}) // compiled on first use: package init runs in every sandbox helper too
 
 // mentionedPaths collects file paths from tool-call arguments ("path"
 // fields) and from text that looks like a path with an extension.
@@ -308,7 +311,7 @@ func mentionedPaths(msgs []Message) []string {
 				add(args.Path)
 			}
 		}
-		for _, p := range pathRE.FindAllString(m.Content, 100) {
+		for _, p := range pathRE().FindAllString(m.Content, 100) {
 			if strings.Contains(p, "/") || sourceExt[p[strings.LastIndexByte(p, '.')+1:]] {
 				add(p)
 			}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -27,7 +28,9 @@ var ErrPathRefused = errors.New("path refused")
 
 // refRE finds @path references: "@" at the start or after a space or an
 // opening bracket, then a quoted path or a run of path characters.
-var refRE = regexp.MustCompile("(?:^|[\\s(\\[{,;])@(\"[^\"\\n]{1,1000}\"|[^\\s\"'`,;()\\[\\]{}<>]{1,1000})")
+var refRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?:^|[\\s(\\[{,;])@(\"[^\"\\n]{1,1000}\"|[^\\s\"'`,;()\\[\\]{}<>]{1,1000})")
+}) // compiled on first use: package init runs in every sandbox helper too
 
 // ExpandInput prepares the user's instruction (A12). Input over
 // [MaxInputChars] characters is cut, with a message to split it. Each
@@ -57,7 +60,7 @@ func ExpandInput(ctx context.Context, instruction string, read func(ctx context.
 	var text, files strings.Builder
 	last, total, count := 0, 0, 0
 	done := map[string]bool{}
-	for _, m := range refRE.FindAllStringSubmatchIndex(instruction, -1) {
+	for _, m := range refRE().FindAllStringSubmatchIndex(instruction, -1) {
 		token := instruction[m[2]:m[3]]
 		end := m[3]
 		path := strings.Trim(token, `"`)

@@ -10,13 +10,15 @@ import (
 	"bytes"
 	"embed"
 	"strings"
+	"sync"
 	"text/template"
 )
 
 //go:embed *.md.tmpl
 var files embed.FS
 
-var tmpl = template.Must(template.ParseFS(files, "*.md.tmpl"))
+// tmpl is parsed on first use: package init also runs in every sandbox helper.
+var tmpl = sync.OnceValue(func() *template.Template { return template.Must(template.ParseFS(files, "*.md.tmpl")) })
 
 // SystemData fills the system prompt.
 type SystemData struct {
@@ -40,7 +42,7 @@ func Task(d TaskData) string { return render("task.md.tmpl", d) }
 
 func render(name string, data any) string {
 	var b bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&b, name, data); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, name, data); err != nil {
 		// The templates are fixed at compile time and tested; an error here
 		// is a bug, and the bare data still makes a usable prompt.
 		return name + ": " + err.Error()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Shells and interpreters: bash -c code is re-parsed and analysed; a
@@ -121,7 +122,7 @@ func interpCmd(a *analyzer, c *call, s *cmdSpec) {
 		if reverseShellCode(f.s) {
 			a.note(lvDeny, "shell.reverse_shell", c.disp, "the inline program connects a socket to a shell")
 		}
-		for _, m := range shellCallRE.FindAllStringSubmatch(f.s, 8) {
+		for _, m := range shellCallRE().FindAllStringSubmatch(f.s, 8) {
 			a.reparse(m[2], c, lvAsk, "shell.interpreter", "the inline program runs a shell command")
 		}
 	}
@@ -177,7 +178,9 @@ func interpCmd(a *analyzer, c *call, s *cmdSpec) {
 // shellCallRE finds string literals passed to the shell-running calls of
 // common interpreters (os.system, subprocess.run, system, exec, popen,
 // execSync, …) in inline programs; each literal is analysed as shell.
-var shellCallRE = regexp.MustCompile(`(?:system|popen|Popen|exec|execSync|spawnSync|check_output|check_call|getoutput|run|call|shell_exec|passthru|spawn)\s*\(\s*\[?\s*(["'])([^"'\\]{1,500})["']`)
+var shellCallRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:system|popen|Popen|exec|execSync|spawnSync|check_output|check_call|getoutput|run|call|shell_exec|passthru|spawn)\s*\(\s*\[?\s*(["'])([^"'\\]{1,500})["']`)
+}) // compiled on first use: package init runs in every sandbox helper too
 
 // reverseShellCode spots inline interpreter code that wires a network
 // socket to a shell: the classic reverse shell one-liners.
