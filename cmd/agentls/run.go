@@ -88,6 +88,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		logw = f
 	}
 	log := newLogger(logw, *verbose)
+	sandbox.OnLayerMissing = func(layer, why string) {
+		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
+	}
 	opts, err := serverOptions(getenv, log, *profile)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls: %v\n", err)

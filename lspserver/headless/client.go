@@ -153,8 +153,12 @@ func (c *client) initParams() map[string]any {
 					"changeAnnotationSupport": map[string]any{"groupsOnLabel": false},
 				},
 			},
-			"window":       map[string]any{"workDoneProgress": t},
-			"experimental": map[string]any{"agentls": map[string]any{"saveDocuments": t}},
+			"window": map[string]any{"workDoneProgress": t},
+			"experimental": map[string]any{"agentls": map[string]any{
+				"saveDocuments": t,
+				// Editing a proposed text (human_confirm "modify") needs a person.
+				"editText": c.o.Approve == ApproveAsk,
+			}},
 		},
 		"clientInfo": map[string]any{"name": "agentls-headless"},
 	}

@@ -33,6 +33,8 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return map[string]any{"saved": p.URIs}, nil
 	case "window/workDoneProgress/create":
 		return nil, nil
+	case lspserver.MethodEditText:
+		return c.editText(params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "headless client: "+req.Method())
 }
@@ -120,4 +122,28 @@ func (c *client) decide(question string, actions []string) string {
 // confirm asks a yes/no question about a hunk.
 func (c *client) confirm(question string) bool {
 	return c.decide(question, []string{lspserver.ActionApprove, lspserver.ActionDeny}) == lspserver.ActionApprove
+}
+
+// editText lets the person at the terminal replace a proposed text
+// (human_confirm "modify"); an empty line keeps it, EOF cancels.
+func (c *client) editText(params jsonrpc2.RawMessage) (any, error) {
+	var p struct {
+		Prompt string `json:"prompt"`
+		Text   string `json:"text"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.o.Stderr, "\n%s\ncurrent: %s\nnew text (empty keeps it): ", p.Prompt, p.Text)
+	line, err := c.in.ReadString('\n')
+	if err != nil && line == "" {
+		return map[string]any{"text": nil}, nil
+	}
+	if line = strings.TrimRight(line, "\r\n"); line == "" {
+		line = p.Text
+	}
+	c.out.approval(p.Prompt, line, "edited on the terminal")
+	return map[string]any{"text": line}, nil
 }
