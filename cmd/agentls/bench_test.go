@@ -22,6 +22,12 @@ import (
 //
 //	go test -run '^$' -bench HeadlessSession -benchtime 5x ./cmd/agentls/
 func BenchmarkHeadlessSession(b *testing.B) {
+	for _, mode := range []string{"plan", "exec"} {
+		b.Run(mode, func(b *testing.B) { benchSession(b, mode) })
+	}
+}
+
+func benchSession(b *testing.B, mode string) {
 	bin := filepath.Join(b.TempDir(), "agentls")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
@@ -52,7 +58,7 @@ func BenchmarkHeadlessSession(b *testing.B) {
 				mu.Unlock()
 			}
 		}
-		cmd := exec.Command(bin, "exec", "--approve=never", "--file", "main.go", "read the file")
+		cmd := exec.Command(bin, mode, "--approve=never", "--file", "main.go", "read the file")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=bench", "OPENAI_API_KEY=x")
 		start := time.Now()
