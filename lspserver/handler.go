@@ -45,11 +45,16 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		s.notification(ctx, req.Method(), req.Params())
 		return nil, nil
 	}
+	// The lifecycle state a call sees is the one at its place in the wire
+	// order, read here on the read loop before the call goes async.
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
 	switch req.Method() {
 	case "initialize", "shutdown":
 		// Lifecycle calls run inline on the read loop, so every message
 		// after them sees their effect, as the client expects.
-		res, err := s.call(ctx, req.Method(), req.Params())
+		res, err := s.call(ctx, state, req.Method(), req.Params())
 		if err != nil {
 			return nil, toWireError(err)
 		}
@@ -77,7 +82,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	defer cancel()
 	p.set(cancel)
 
-	res, err := s.call(cctx, req.Method(), req.Params())
+	res, err := s.call(cctx, state, req.Method(), req.Params())
 	if err != nil {
 		if cctx.Err() != nil && ctx.Err() == nil {
 			// Cancelled by the client: the spec's code, not ctx.Err().
@@ -88,10 +93,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	return res, nil
 }
 
-func (s *Server) call(ctx context.Context, method string, params jsonrpc2.RawMessage) (any, error) {
-	s.mu.Lock()
-	state := s.state
-	s.mu.Unlock()
+func (s *Server) call(ctx context.Context, state lifecycle, method string, params jsonrpc2.RawMessage) (any, error) {
 	if method == "initialize" {
 		return s.initialize(ctx, params)
 	}
