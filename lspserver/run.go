@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -174,9 +175,7 @@ func (s *Server) fallbackFindings(ctx context.Context, sink *findingSink, text s
 	}
 }
 
-func isBudget(err error) bool {
-	return err != nil && strings.Contains(err.Error(), agent.ErrBudgetExhausted.Error())
-}
+func isBudget(err error) bool { return errors.Is(err, agent.ErrBudgetExhausted) }
 
 // task builds the first user message: instruction, file and selection.
 func (s *Server) task(ctx context.Context, ws *workspace, rel string, a *commandArgs) (prompts.TaskData, error) {
