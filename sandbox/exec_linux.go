@@ -86,26 +86,16 @@ func Exec(ctx context.Context, spec *ExecSpec) (*ExecResult, error) {
 
 // run starts the helper and collects the result.
 func run(ctx context.Context, s *ExecSpec, hs *helperSpec, flags uintptr, pidns bool, layers []string) (*ExecResult, error) {
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	unix.FcntlInt(outR.Fd(), unix.F_SETPIPE_SZ, pipeSize)
 	start := time.Now()
-	h, err := startHelper(flags, outW, errW, hs)
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, fmt.Errorf("sandbox: starting the helper: %w", err)
+	w := takeWarm(flags)
+	if w == nil {
+		var err error
+		if w, err = launchWithPipes(flags); err != nil {
+			return nil, fmt.Errorf("sandbox: starting the helper: %w", err)
+		}
 	}
+	h, outR, errR := w.h, w.outR, w.errR
+	sendSpec(w.specW, hs)
 	stdout, stderr := newCapBuffer(StdoutCap), newCapBuffer(StderrCap)
 	var copies sync.WaitGroup
 	copies.Go(func() { copyOut(stdout, outR) })
@@ -245,15 +235,35 @@ func (h *helperProc) reap() error {
 // startHelper starts init in the namespaces flags with the given output
 // files (nil: /dev/null) and sends it spec.
 func startHelper(flags uintptr, stdout, stderr *os.File, spec *helperSpec) (*helperProc, error) {
-	specR, specW, err := os.Pipe()
+	h, specW, err := launchHelper(flags, stdout, stderr)
 	if err != nil {
 		return nil, err
+	}
+	sendSpec(specW, spec)
+	return h, nil
+}
+
+// sendSpec hands a started helper its spec; until then it waits, its
+// runtime and package init done.
+func sendSpec(specW *os.File, spec *helperSpec) {
+	go func() {
+		json.NewEncoder(specW).Encode(spec) // fails only if init died, which Wait reports
+		specW.Close()
+	}()
+}
+
+// launchHelper starts init in the namespaces flags with the given output
+// files (nil: /dev/null); it waits for its spec on the returned pipe.
+func launchHelper(flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File, error) {
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
 	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		specR.Close()
 		specW.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: flags}
 	if flags&unix.CLONE_NEWUSER != 0 {
@@ -298,13 +308,9 @@ func startHelper(flags uintptr, stdout, stderr *os.File, spec *helperSpec) (*hel
 	if err != nil {
 		specW.Close()
 		statusR.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	go func() {
-		json.NewEncoder(specW).Encode(spec) // fails only if init died, which Wait reports
-		specW.Close()
-	}()
-	return h, nil
+	return h, specW, nil
 }
 
 // readStatus reads the helper's reports, calling started (if not nil)

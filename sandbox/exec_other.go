@@ -30,3 +30,9 @@ func Layers() LayerReport {
 	}
 	return LayerReport{Missing: m}
 }
+
+// EnablePrestart does nothing here: there is no helper off Linux.
+func EnablePrestart() {}
+
+// StopPrestart does nothing here.
+func StopPrestart() {}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -60,6 +61,8 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	mode := cmd
 	if cmd == "exec" {
 		mode = "execute"
+		sandbox.EnablePrestart() // run_command starts without waiting for a helper
+		defer sandbox.StopPrestart()
 	}
 	return headless.Exec(ctx, &headless.Options{
 		Mode: mode, Instruction: instruction, File: *file, Range: *rng,

@@ -100,6 +100,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		defer closer.Close()
 	}
 	lspserver.Version = version
+	// Keep one sandbox helper started ahead, so run_command does not wait
+	// for a process start (issue 4: overhead per call).
+	sandbox.EnablePrestart()
+	defer sandbox.StopPrestart()
 	if err := lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("Server stopped", slog.String("err", err.Error()))
 		return 1
