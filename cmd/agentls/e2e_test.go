@@ -125,7 +125,19 @@ func TestE2E(t *testing.T) {
 		if model.Remaining() != 0 {
 			t.Errorf("the fake model has %d scripted turns left", model.Remaining())
 		}
+		// T16: the user's edited text reached the model as "modify".
+		raw := model.Requests()
+		if last := string(raw[len(raw)-1]); !strings.Contains(last, `\"answer\":\"modify\"`) || !strings.Contains(last, "git push --dry-run") {
+			t.Errorf("the last model request lacks the modified human_confirm answer:\n%s", tail2(last, 600))
+		}
 	})
+}
+
+func tail2(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
 }
 
 type nodeScenario struct {

@@ -27,6 +27,8 @@ import {
 const RUN_COMMANDS = new Set(['agentls.plan', 'agentls.review', 'agentls.execute']);
 const NEEDS_INSTRUCTION = new Set(['agentls.plan', 'agentls.execute']);
 const SAVE_DOCUMENTS = 'agentls/saveDocuments';
+/** human_confirm "modify": the user edits the text the model proposed. */
+const EDIT_TEXT = 'agentls/editText';
 
 /** The one argument of plan, review and execute (E3). */
 interface CommandArg {
@@ -59,7 +61,7 @@ let output: vscode.LogOutputChannel;
 class SaveDocumentsFeature implements StaticFeature {
 	fillClientCapabilities(capabilities: ClientCapabilities): void {
 		const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-		capabilities.experimental = { ...experimental, agentls: { saveDocuments: true } };
+		capabilities.experimental = { ...experimental, agentls: { saveDocuments: true, editText: true } };
 	}
 	initialize(): void {}
 	getState(): FeatureState {
@@ -96,6 +98,7 @@ async function restart(): Promise<void> {
 	const c = new LanguageClient('agentls', 'agentls', serverOptions(), clientOptions());
 	c.registerFeature(new SaveDocumentsFeature());
 	c.onRequest(SAVE_DOCUMENTS, (params: { uris?: string[] }) => saveDocuments(c, params));
+	c.onRequest(EDIT_TEXT, (params: { prompt?: string; text?: string }) => editText(params));
 	client = c;
 	try {
 		await c.start();
@@ -236,4 +239,10 @@ async function saveDocuments(c: LanguageClient, params: { uris?: string[] }): Pr
 		if (!doc.isDirty || (await doc.save())) saved.push(raw);
 	}
 	return { saved };
+}
+
+/** Answers agentls/editText: an input box prefilled with the proposed text; Escape answers null (deny). */
+async function editText(params: { prompt?: string; text?: string }): Promise<{ text: string | null }> {
+	const text = await vscode.window.showInputBox({ prompt: `agentls: ${params.prompt ?? 'edit the text'}`, value: params.text ?? '' });
+	return { text: text ?? null };
 }

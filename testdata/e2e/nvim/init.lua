@@ -76,6 +76,7 @@ end
 local inputs = { "List the steps to capitalize the greeting.", "Capitalize the greeting." }
 local code_action_title = "agentls: Plan…"
 local reject_edits = false -- pick "Reject" instead of "Apply" for edit previews
+local prefer_edit = false
 vim.ui.select = function(items, opts, on_choice)
   local choice
   if opts and opts.kind == "codeaction" then
@@ -90,6 +91,9 @@ vim.ui.select = function(items, opts, on_choice)
     return
   end
   local wants = reject_edits and { "Approve", "Reject" } or { "Approve", "Apply" }
+  if prefer_edit then
+    wants = { "Edit…" }
+  end
   for _, want in ipairs(wants) do
     if vim.tbl_contains(items, want) then
       choice = want
@@ -255,6 +259,18 @@ local function run()
   check(re.proposed == 1 and re.applied == 0 and re.rejected == 1, "rejected execute edits {proposed 1, applied 0, rejected 1}", re)
   check(buf_text(bufnr) == saved_text, "rejected edit left the buffer unchanged", buf_text(bufnr))
   check(read_file(path) == saved_text, "rejected edit left the file unchanged")
+
+  -- human_confirm: the model asks the user itself; the user picks Edit…
+  -- and changes the proposed text, which the model receives (T16).
+  prefer_edit = true
+  table.insert(inputs, "git push --dry-run")
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Push when ready")
+  local hc = wait_result("human_confirm")
+  prefer_edit = false
+  check(hc.status == "done", "human_confirm run done", hc)
+  local st = hc.steps or {}
+  check(#st == 1 and st[1].tool == "human_confirm" and st[1].ok, "human_confirm answered through agentls/editText", st)
 
   -- Cancel with nothing running answers an empty list.
   agentls.last_result = nil

@@ -84,6 +84,19 @@ local function show_message_request(_, params)
   return vim.NIL -- no answer means deny
 end
 
+-- edit_text answers agentls/editText (human_confirm "modify"): the user
+-- edits the proposed text; cancelling answers null, which the server
+-- treats as deny.
+local function edit_text(_, params)
+  local text = ask(function(cb)
+    vim.ui.input({ prompt = "agentls: " .. (params.prompt or "edit") .. " ", default = params.text or "" }, cb)
+  end)
+  if text == nil then
+    return { text = vim.NIL }
+  end
+  return { text = text }
+end
+
 -- edited_lines returns a buffer's lines before and after applying edits.
 local function edited_lines(uri, edits, encoding)
   local bufnr = vim.uri_to_bufnr(uri)
@@ -317,7 +330,7 @@ local function capabilities()
   caps.workspace.workspaceEdit.documentChanges = true
   caps.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
   caps.window.workDoneProgress = true
-  caps.experimental = { agentls = { saveDocuments = true } }
+  caps.experimental = { agentls = { saveDocuments = true, editText = true } }
   return caps
 end
 
@@ -387,6 +400,7 @@ function M.start()
       ["window/showMessageRequest"] = show_message_request,
       ["workspace/applyEdit"] = apply_edit,
       ["agentls/saveDocuments"] = save_documents,
+      ["agentls/editText"] = edit_text,
       ["$/progress"] = progress,
     },
     commands = {
