@@ -33,12 +33,17 @@ func BenchmarkExecTrue(b *testing.B) {
 		}
 		took = append(took, time.Since(start))
 	}
+	b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(time.Millisecond), "ms/op")
+	reportLatencies(b, took)
+	b.ReportMetric(float64(execCPUTime(b)-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/op")
+}
+
+// reportLatencies reports the fastest and the median call.
+func reportLatencies(b *testing.B, took []time.Duration) {
 	slices.Sort(took)
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	b.ReportMetric(ms(b.Elapsed()/time.Duration(b.N)), "ms/op")
 	b.ReportMetric(ms(took[0]), "min-ms")
 	b.ReportMetric(ms(took[len(took)/2]), "p50-ms")
-	b.ReportMetric(float64(execCPUTime(b)-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/op")
 }
 
 // execCPUTime is the CPU time of this process and its reaped descendants.

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"slices"
 	"testing"
 	"time"
 )
@@ -31,8 +30,5 @@ func BenchmarkExecTrueWarm(b *testing.B) {
 		}
 		took = append(took, time.Since(start))
 	}
-	slices.Sort(took)
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	b.ReportMetric(ms(took[0]), "min-ms")
-	b.ReportMetric(ms(took[len(took)/2]), "p50-ms")
+	reportLatencies(b, took)
 }

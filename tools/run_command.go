@@ -50,7 +50,7 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, 
 	v := sp.Analyze(a.Command)
 	c := &Check{Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
 	if v.Command != "" && v.Command != c.Subject {
-		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, clipText(v.Command, 200))
+		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, cut(v.Command, 200))
 	}
 	switch v.Decision {
 	case sandbox.DecisionAllow:
@@ -60,7 +60,7 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, 
 	default:
 		c.Decision = Ask
 	}
-	c.Preview = fmt.Sprintf("$ %s\n(in the workspace, timeout %s, %s)", clipText(c.Subject, 2000),
+	c.Preview = fmt.Sprintf("$ %s\n(in the workspace, timeout %s, %s)", cut(c.Subject, 2000),
 		commandTimeout(env, a.TimeoutMS), sandboxSummary(env))
 	return c, nil
 }
@@ -138,11 +138,4 @@ func sandboxSummary(env *Env) string {
 		return "sandboxed, network on"
 	}
 	return "sandboxed, no network"
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

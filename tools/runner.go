@@ -144,7 +144,7 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 			return fail(Fail(CodeReadOnlyRun, "", fmt.Sprintf("%s changes files; this run is read-only", name),
 				"use only "+strings.Join(r.allowedNames(), ", ")), "run.read_only")
 		}
-		return fail(Fail(CodeUnknownTool, "", fmt.Sprintf("no tool named %q", truncate(name, 64)),
+		return fail(Fail(CodeUnknownTool, "", fmt.Sprintf("no tool named %q", cut(name, 64)),
 			"available tools: "+strings.Join(r.allowedNames(), ", ")), "gateway.unknown_tool")
 	}
 	p := prepared{tool: e.tool}
@@ -356,13 +356,6 @@ func compactSchema(s json.RawMessage) string {
 		return string(s)
 	}
 	return b.String()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 var printer = message.NewPrinter(language.English)
