@@ -10,7 +10,9 @@ import (
 
 // FuzzResolvePath checks that ResolvePath never panics, refuses only with a
 // *PolicyError that does not leak host paths, and that an accepted path is
-// local to the root and, as far as it exists on disk, really inside it.
+// local to the root and, as far as it exists on disk, really inside it. The
+// shell analyser's shortcut, resolveWithin, must agree with it on every
+// clean absolute path inside the root.
 func FuzzResolvePath(f *testing.F) {
 	fx := newFixture(f)
 	fx.apply(f,
@@ -32,6 +34,13 @@ func FuzzResolvePath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		rel, err := ResolvePath(fx.root, p)
+		if abs := filepath.Join(fx.root, p); !strings.HasPrefix(p, "file:") && within(fx.root, abs) {
+			got, gerr := resolveWithin(fx.root, abs)
+			want, werr := ResolvePath(fx.root, abs)
+			if got != want || ruleOf(gerr) != ruleOf(werr) {
+				t.Fatalf("resolveWithin(%q) = %q, %v; ResolvePath gives %q, %v", abs, got, gerr, want, werr)
+			}
+		}
 		if err != nil {
 			pe, ok := errors.AsType[*PolicyError](err)
 			if !ok {
@@ -53,6 +62,16 @@ func FuzzResolvePath(f *testing.F) {
 		}
 		checkInside(t, fx.root, rel)
 	})
+}
+
+func ruleOf(err error) string {
+	if pe, ok := errors.AsType[*PolicyError](err); ok {
+		return pe.Rule
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // checkInside resolves the longest existing prefix of rel with the OS and

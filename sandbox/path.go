@@ -83,6 +83,34 @@ func ResolvePath(root, p string) (string, error) {
 	return filepath.ToSlash(resolved), nil
 }
 
+// resolveWithin is ResolvePath for abs, a clean absolute path already known
+// to lie lexically inside root (clean and absolute too): the shell
+// analyser's case, which needs no URI decoding or relative-path work. The
+// checks on the characters of the name and on its symlinks are the same.
+func resolveWithin(root, abs string) (string, error) {
+	fail := func(rule, reason string) error {
+		return &PolicyError{Rule: rule, Subject: abs, Reason: reason}
+	}
+	if len(abs) > MaxPathLen {
+		return "", fail(RuleInvalidPath, "the path is longer than 4096 bytes")
+	}
+	if r := badChars(abs); r != "" {
+		return "", fail(RuleInvalidPath, r)
+	}
+	if strings.ContainsRune(abs, '\\') {
+		return "", fail(RuleInvalidPath, `backslash is not a path separator here; use "/"`)
+	}
+	rel := "."
+	if abs != root {
+		rel = strings.TrimPrefix(abs[len(root):], "/")
+	}
+	resolved, rule, reason := walk(root, rel)
+	if reason != "" {
+		return "", fail(rule, reason)
+	}
+	return filepath.ToSlash(resolved), nil
+}
+
 // literalPath turns p into a host path without touching the disk: it
 // refuses malformed input and decodes file URIs.
 func literalPath(p string) (name, rule, reason string) {
@@ -155,42 +183,53 @@ func badChars(s string) string {
 }
 
 // walk resolves rel (clean, local) under root one component at a time.
-// Its stack holds only real directories, so ".." from a symlink target
-// pops to the physical parent, as the kernel does.
+// Only real directories are kept on the resolved path, so ".." from a
+// symlink target pops to the physical parent, as the kernel does.
 func walk(root, rel string) (resolved, rule, reason string) {
-	var out []string
-	queue := split(rel)
-	links := 0
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
+	const sep = string(filepath.Separator)
+	prefix := root
+	if !strings.HasSuffix(prefix, sep) {
+		prefix += sep
+	}
+	// buf is prefix followed by the resolved components; starts[i] is the
+	// length of buf before component i (and its separator) was added.
+	buf := make([]byte, 0, len(prefix)+len(rel)+16)
+	buf = append(buf, prefix...)
+	var starts []int
+	rest, links := rel, 0
+	for rest != "" {
+		c, r, _ := strings.Cut(rest, sep)
+		rest = r
 		switch c {
 		case "", ".":
 			continue
 		case "..":
-			if len(out) == 0 {
+			if len(starts) == 0 {
 				return "", RuleOutsideRoot, "a symlink on the path leads outside the workspace"
 			}
-			out = out[:len(out)-1]
+			buf, starts = buf[:starts[len(starts)-1]], starts[:len(starts)-1]
 			continue
 		}
-		next := append(out[:len(out):len(out)], c)
-		full := filepath.Join(root, filepath.Join(next...))
+		start := len(buf)
+		if len(starts) > 0 {
+			buf = append(buf, sep...)
+		}
+		buf, starts = append(buf, c...), append(starts, start)
+		full := string(buf)
 		fi, err := os.Lstat(full)
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			out = next // not there (yet): nothing below can be a symlink
-			continue
+			continue // not there (yet): nothing below can be a symlink
 		case errors.Is(err, syscall.ENAMETOOLONG):
 			return "", RuleInvalidPath, "a path component is too long"
 		default:
 			return "", RuleInvalidPath, "the path cannot be checked"
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			out = next
 			continue
 		}
+		buf, starts = buf[:start], starts[:len(starts)-1] // the link itself is not a directory on the path
 		if links++; links > maxSymlinks {
 			return "", RuleInvalidPath, "too many levels of symbolic links"
 		}
@@ -203,17 +242,18 @@ func walk(root, rel string) (resolved, rule, reason string) {
 			if err != nil || !isLocal(r) {
 				return "", RuleOutsideRoot, "a symlink on the path leads outside the workspace"
 			}
-			out, target = nil, r
+			buf, starts, target = buf[:len(prefix)], starts[:0], r
 		}
-		queue = append(split(target), queue...)
+		if rest != "" {
+			target += sep + rest
+		}
+		rest = target
 	}
-	if len(out) == 0 {
+	if len(starts) == 0 {
 		return ".", "", ""
 	}
-	return filepath.Join(out...), "", ""
+	return string(buf[len(prefix):]), "", ""
 }
-
-func split(p string) []string { return strings.Split(p, string(filepath.Separator)) }
 
 // isLocal reports whether a cleaned relative path stays inside its base.
 func isLocal(rel string) bool { return rel == "." || filepath.IsLocal(rel) }

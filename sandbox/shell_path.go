@@ -154,7 +154,7 @@ func (a *analyzer) absInfo(s string, partial bool) pathInfo {
 		if partial {
 			return pathInfo{kind: pkUnknown}
 		}
-		rel, err := ResolvePath(a.root, s)
+		rel, err := resolveWithin(a.root, s)
 		if err == nil {
 			return pathInfo{kind: pkInside, rel: rel}
 		}

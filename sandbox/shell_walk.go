@@ -31,8 +31,9 @@ type analyzer struct {
 	probing           int      // > 0 while candidates are tried: nothing is recorded
 	writes            []field  // write targets of the last redirections
 	tainted           []string // pathKeys of files the command filled with secrets
-	pcache            [8]classified
-	pn, pi            int // entries used in pcache; next slot to fill
+	pcache            *[8]classified
+	pn, pi            int       // entries used in pcache; next slot to fill
+	cwd0              [1]string // the first working directory
 }
 
 // linkRec is a link created by the command: pathKey of the link, and the

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -34,7 +35,7 @@ func fromSubst(s string) bool { return strings.ContainsAny(s, mSubst+mProc) }
 // show renders an expanded word for messages: markers vanish, leaving
 // their display text.
 func show(s string) string {
-	if !strings.ContainsAny(s, mHome+mUnknown+mChild+mSubst+mProc) {
+	if !hasMarker(s) {
 		return s
 	}
 	var b strings.Builder
@@ -49,14 +50,51 @@ func show(s string) string {
 	return b.String()
 }
 
+// hasMarker reports whether s holds any of the markers above.
+func hasMarker(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= mProc[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteChars are the bytes display quotes a word for.
+var quoteChars = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n'\"\\;&|<>()") {
+		t[c] = true
+	}
+	return t
+}()
+
+func needsQuotes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if quoteChars[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
 func display(argv []field) string {
+	if len(argv) == 1 {
+		if s := show(argv[0].s); s != "" && !needsQuotes(s) {
+			return s
+		}
+	}
 	var b strings.Builder
+	n := len(argv)
+	for _, f := range argv {
+		n += len(f.s)
+	}
+	b.Grow(n)
 	for i, f := range argv {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		s := show(f.s)
-		if s == "" || strings.ContainsAny(s, " \t\n'\"\\;&|<>()") {
+		if s == "" || needsQuotes(s) {
 			s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 		}
 		b.WriteString(s)
@@ -68,6 +106,9 @@ func display(argv []field) string {
 // known variables, field splitting of unquoted expansions) and appends the
 // resulting fields to out.
 func (a *analyzer) wordFields(orig *syntax.Word, out []field) []field {
+	if !slices.ContainsFunc(orig.Parts, braceLit) {
+		return a.partsFields(orig.Parts, out) // the common case: no copy
+	}
 	cp := *orig // SplitBraces replaces the parts; keep the tree walkable
 	w := &cp
 	syntax.SplitBraces(w)
@@ -88,6 +129,26 @@ func (a *analyzer) wordFields(orig *syntax.Word, out []field) []field {
 		out = a.partsFields(bw.Parts, out)
 	}
 	return out
+}
+
+// braceLit reports a literal that brace expansion may split.
+func braceLit(p syntax.WordPart) bool {
+	l, ok := p.(*syntax.Lit)
+	return ok && strings.IndexByte(l.Value, '{') >= 0
+}
+
+// plainLit is the field of a word made of one literal that expands to
+// itself: no escapes, no tilde (also none after name=).
+func plainLit(parts []syntax.WordPart) (field, bool) {
+	if len(parts) != 1 {
+		return field{}, false
+	}
+	l, ok := parts[0].(*syntax.Lit)
+	if !ok || l.Value == "" || l.Value[0] == '~' || strings.IndexByte(l.Value, '\\') >= 0 ||
+		strings.Contains(l.Value, "=~") {
+		return field{}, false
+	}
+	return field{s: l.Value, glob: strings.ContainsAny(l.Value, "*?[")}, true
 }
 
 // fieldBuilder accumulates the fields of one word.
@@ -127,6 +188,9 @@ func (b *fieldBuilder) split(v, ifs string) {
 }
 
 func (a *analyzer) partsFields(parts []syntax.WordPart, out []field) []field {
+	if f, ok := plainLit(parts); ok {
+		return append(out, f)
+	}
 	b := fieldBuilder{out: out}
 	for i, p := range parts {
 		switch p := p.(type) {
