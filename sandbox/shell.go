@@ -167,10 +167,12 @@ func newAnalyzer(p *ShellPolicy) *analyzer {
 		a.maxCmds = DefaultShellMaxCommands
 	}
 	if filepath.IsAbs(p.Root) {
-		a.root = filepath.Clean(p.Root)
+		a.root = cleanAbs(p.Root)
 	}
-	if filepath.IsAbs(p.Home) && filepath.Clean(p.Home) != "/" {
-		a.home = filepath.Clean(p.Home)
+	if filepath.IsAbs(p.Home) {
+		if h := cleanAbs(p.Home); h != "/" {
+			a.home = h
+		}
 	}
 	a.cwd0[0] = a.root
 	if a.root == "" {
@@ -178,6 +180,28 @@ func newAnalyzer(p *ShellPolicy) *analyzer {
 	}
 	a.st.cwd = a.cwd0[:]
 	return a
+}
+
+// cleanAbs is filepath.Clean for an absolute path, without its cost when
+// the path is clean already, as the root and home always are.
+func cleanAbs(s string) string {
+	if s == "/" {
+		return s
+	}
+	if len(s) < 2 || s[0] != '/' || s[len(s)-1] == '/' {
+		return filepath.Clean(s)
+	}
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j] != '/' {
+			j++
+		}
+		if c := s[i+1 : j]; c == "" || c == "." || c == ".." {
+			return filepath.Clean(s)
+		}
+		i = j
+	}
+	return s
 }
 
 // release returns a to the pool, dropping every reference it holds (the

@@ -108,8 +108,11 @@ func (a *analyzer) classify1(f field, cwd string) pathInfo {
 	}
 	s = strings.ReplaceAll(s, mChild, "x")
 	partial := false
-	if i := strings.IndexAny(s, mUnknown+mSubst+mProc); i >= 0 {
-		s, partial = s[:i], true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == mUnknown[0] || c == mSubst[0] || c == mProc[0] {
+			s, partial = s[:i], true
+			break
+		}
 	}
 	if f.glob {
 		s = deglobTop(dotGlob(s))
@@ -177,7 +180,7 @@ func (a *analyzer) absInfo(s string, partial bool) pathInfo {
 }
 
 func within(base, p string) bool {
-	return base == "/" || p == base || strings.HasPrefix(p, base+"/")
+	return base == "/" || p == base || len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
 }
 
 func relTo(base, p string) string {

@@ -140,3 +140,12 @@ func TestShellPolicy_Concurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestCleanAbsMatchesClean(t *testing.T) {
+	for _, s := range []string{"/", "//", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/..", "/.", "/a/b/c",
+		"/a/.b", "/a/..b", "/a/b.", "/a/b/..", "/a/b/.", "///a"} {
+		if got, want := cleanAbs(s), filepath.Clean(s); got != want {
+			t.Errorf("cleanAbs(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

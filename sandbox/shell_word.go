@@ -28,9 +28,21 @@ type field struct {
 // maxFields bounds brace expansion of one command.
 const maxFields = 1024
 
-func isDynamic(s string) bool { return strings.ContainsAny(s, mUnknown+mChild+mSubst+mProc) }
+// isDynamic reports a value computed at run time: any marker but mHome.
+func isDynamic(s string) bool { return hasByteIn(s, mUnknown[0], mProc[0]) }
 
-func fromSubst(s string) bool { return strings.ContainsAny(s, mSubst+mProc) }
+// fromSubst reports a value holding a substitution's output.
+func fromSubst(s string) bool { return hasByteIn(s, mSubst[0], mProc[0]) }
+
+// hasByteIn reports whether s holds a byte in [lo, hi].
+func hasByteIn(s string, lo, hi byte) bool {
+	for i := 0; i < len(s); i++ {
+		if lo <= s[i] && s[i] <= hi {
+			return true
+		}
+	}
+	return false
+}
 
 // show renders an expanded word for messages: markers vanish, leaving
 // their display text.
@@ -51,14 +63,7 @@ func show(s string) string {
 }
 
 // hasMarker reports whether s holds any of the markers above.
-func hasMarker(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= mProc[0] {
-			return true
-		}
-	}
-	return false
-}
+func hasMarker(s string) bool { return hasByteIn(s, mHome[0], mProc[0]) }
 
 // quoteChars are the bytes display quotes a word for.
 var quoteChars = func() (t [256]bool) {
@@ -144,11 +149,23 @@ func plainLit(parts []syntax.WordPart) (field, bool) {
 		return field{}, false
 	}
 	l, ok := parts[0].(*syntax.Lit)
-	if !ok || l.Value == "" || l.Value[0] == '~' || strings.IndexByte(l.Value, '\\') >= 0 ||
-		strings.Contains(l.Value, "=~") {
+	if !ok || l.Value == "" || l.Value[0] == '~' {
 		return field{}, false
 	}
-	return field{s: l.Value, glob: strings.ContainsAny(l.Value, "*?[")}, true
+	v, glob := l.Value, false
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			return field{}, false
+		case '~':
+			if v[i-1] == '=' {
+				return field{}, false
+			}
+		case '*', '?', '[':
+			glob = true
+		}
+	}
+	return field{s: v, glob: glob}, true
 }
 
 // fieldBuilder accumulates the fields of one word.
