@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -148,4 +149,43 @@ func TestCleanAbsMatchesClean(t *testing.T) {
 			t.Errorf("cleanAbs(%q) = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// TestShellAnalyzerReuse (S5) checks that pooled analyzers carry nothing
+// from one decision to the next: every command of the corpus and the
+// bypass families gets the same verdict analysed in order, in reverse
+// order, and from eight goroutines at once.
+func TestShellAnalyzerReuse(t *testing.T) {
+	p, _ := shellFixture(t)
+	var cmds []string
+	for _, c := range loadShellCases(t, "testdata/shell.jsonl") {
+		cmds = append(cmds, c.Cmd)
+	}
+	for _, fam := range bypassFamilies {
+		cmds = append(cmds, fam.cmds...)
+	}
+	want := make([]ShellVerdict, len(cmds))
+	for i, c := range cmds {
+		want[i] = p.Analyze(c)
+	}
+	same := func(i int, got ShellVerdict) {
+		w := want[i]
+		if got.Decision != w.Decision || got.Rule != w.Rule || got.Command != w.Command ||
+			got.Reason != w.Reason || !slices.Equal(got.Commands, w.Commands) {
+			t.Errorf("%q: verdict changed with analyser reuse:\n%+v\n%+v", cmds[i], w, got)
+		}
+	}
+	for i := len(cmds) - 1; i >= 0; i-- {
+		same(i, p.Analyze(cmds[i]))
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range cmds {
+				i := (k*7 + g*13) % len(cmds)
+				same(i, p.Analyze(cmds[i]))
+			}
+		})
+	}
+	wg.Wait()
 }
