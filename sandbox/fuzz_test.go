@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// FuzzResolvePath checks that ResolvePath never panics, refuses only with a
+// FuzzResolvePath (T4, S5) checks that ResolvePath never panics, refuses only with a
 // *PolicyError that does not leak host paths, and that an accepted path is
 // local to the root and, as far as it exists on disk, really inside it. The
 // shell analyser's shortcut, resolveWithin, must agree with it on every

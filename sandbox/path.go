@@ -76,37 +76,30 @@ func ResolvePath(root, p string) (string, error) {
 			return "", fail(RuleOutsideRoot, "the path leaves the workspace")
 		}
 	}
-	resolved, rule, reason := walk(root, rel)
-	if reason != "" {
-		return "", fail(rule, reason)
-	}
-	return filepath.ToSlash(resolved), nil
+	return resolveRel(root, rel, p)
 }
 
 // resolveWithin is ResolvePath for abs, a clean absolute path already known
 // to lie lexically inside root (clean and absolute too): the shell
-// analyser's case, which needs no URI decoding or relative-path work. The
-// checks on the characters of the name and on its symlinks are the same.
+// analyser's case, which needs no relative-path work. The checks on the
+// name and on its symlinks are the same.
 func resolveWithin(root, abs string) (string, error) {
-	fail := func(rule, reason string) error {
-		return &PolicyError{Rule: rule, Subject: abs, Reason: reason}
-	}
-	if len(abs) > MaxPathLen {
-		return "", fail(RuleInvalidPath, "the path is longer than 4096 bytes")
-	}
-	if r := badChars(abs); r != "" {
-		return "", fail(RuleInvalidPath, r)
-	}
-	if strings.ContainsRune(abs, '\\') {
-		return "", fail(RuleInvalidPath, `backslash is not a path separator here; use "/"`)
+	if _, rule, reason := literalPath(abs); reason != "" {
+		return "", &PolicyError{Rule: rule, Subject: abs, Reason: reason}
 	}
 	rel := "."
 	if abs != root {
 		rel = strings.TrimPrefix(abs[len(root):], "/")
 	}
+	return resolveRel(root, rel, abs)
+}
+
+// resolveRel walks rel (clean, local) under root; subject is the path as
+// the caller gave it, for errors.
+func resolveRel(root, rel, subject string) (string, error) {
 	resolved, rule, reason := walk(root, rel)
 	if reason != "" {
-		return "", fail(rule, reason)
+		return "", &PolicyError{Rule: rule, Subject: subject, Reason: reason}
 	}
 	return filepath.ToSlash(resolved), nil
 }

@@ -108,11 +108,8 @@ func (a *analyzer) classify1(f field, cwd string) pathInfo {
 	}
 	s = strings.ReplaceAll(s, mChild, "x")
 	partial := false
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == mUnknown[0] || c == mSubst[0] || c == mProc[0] {
-			s, partial = s[:i], true
-			break
-		}
+	if i := indexByteIn(s, mUnknown[0], mProc[0]); i >= 0 { // mChild is gone: any marker but mHome
+		s, partial = s[:i], true
 	}
 	if f.glob {
 		s = deglobTop(dotGlob(s))

@@ -142,6 +142,8 @@ func TestShellPolicy_Concurrent(t *testing.T) {
 	wg.Wait()
 }
 
+// TestCleanAbsMatchesClean (S5): the analyser's shortcut for the root and
+// home gives what filepath.Clean gives, clean or not.
 func TestCleanAbsMatchesClean(t *testing.T) {
 	for _, s := range []string{"/", "//", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/..", "/.", "/a/b/c",
 		"/a/.b", "/a/..b", "/a/b.", "/a/b/..", "/a/b/.", "///a"} {

@@ -35,13 +35,16 @@ func isDynamic(s string) bool { return hasByteIn(s, mUnknown[0], mProc[0]) }
 func fromSubst(s string) bool { return hasByteIn(s, mSubst[0], mProc[0]) }
 
 // hasByteIn reports whether s holds a byte in [lo, hi].
-func hasByteIn(s string, lo, hi byte) bool {
+func hasByteIn(s string, lo, hi byte) bool { return indexByteIn(s, lo, hi) >= 0 }
+
+// indexByteIn is the index of the first byte of s in [lo, hi], or -1.
+func indexByteIn(s string, lo, hi byte) int {
 	for i := 0; i < len(s); i++ {
 		if lo <= s[i] && s[i] <= hi {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // show renders an expanded word for messages: markers vanish, leaving
