@@ -10,8 +10,9 @@ import (
 )
 
 // approver implements tools.Approver with window/showMessageRequest (E7):
-// Approve / Deny / Always allow in this session. No answer within the
-// timeout, an error, a disconnect or an unknown title is a deny.
+// Approve / Deny / Always allow in this session. The gateway bounds ctx by
+// the policy's approval timeout; no answer by then, an error, a disconnect
+// or an unknown title is a deny.
 type approver struct{ s *Server }
 
 func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tools.ApprovalResponse, error) {

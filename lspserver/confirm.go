@@ -10,20 +10,20 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// clientCall sends a request to the client bounded by timeout. When the
-// call is abandoned (timeout or cancel) it tells the client with
-// $/cancelRequest on a detached context, as gopls does.
+// clientCall sends a request to the client and waits until it answers or
+// ctx is done; the caller bounds ctx (questions by the run policy's
+// approval timeout, through the gateway or the proposer). When the call is
+// abandoned (timeout or cancel) it tells the client with $/cancelRequest
+// on a detached context, as gopls does.
 func (s *Server) clientCall(ctx context.Context, method string, params any, result any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
-	cctx, cancel := context.WithTimeout(ctx, s.opts.ApprovalTimeout)
-	defer cancel()
 	var out jsonrpc2.RawMessage
-	id, err := s.conn.Call(cctx, method, jsonrpc2.RawMessage(raw), &out)
+	id, err := s.conn.Call(ctx, method, jsonrpc2.RawMessage(raw), &out)
 	if err != nil {
-		if cctx.Err() != nil && id.IsValid() {
+		if ctx.Err() != nil && id.IsValid() {
 			_ = s.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", map[string]any{"id": idValue(id)})
 		}
 		return err
@@ -43,9 +43,9 @@ func idValue(id jsonrpc2.ID) any {
 }
 
 // ask shows a question with actions and returns the chosen title. No
-// answer in time, an error, a null answer, a disconnected client or a
-// title that is not one of the actions all return "" — which every caller
-// treats as deny (E7).
+// answer before ctx's deadline, an error, a null answer, a disconnected
+// client or a title that is not one of the actions all return "" — which
+// every caller treats as deny (E7).
 func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, actions ...string) string {
 	items := make([]map[string]string, len(actions))
 	for i, a := range actions {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -35,6 +36,9 @@ type proposer struct {
 	s      *Server
 	ws     *workspace
 	counts *editCounts
+	// timeout bounds each question and request of a proposal: the run
+	// policy's approval timeout (E7, T15), as for every question.
+	timeout time.Duration
 
 	mu    sync.Mutex         // guards dirty
 	dirty map[uri.URI]string // applied in a buffer, not yet on disk: rel path
@@ -91,10 +95,10 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 
 	// Clients that cannot show per-hunk confirmation get one question with
 	// the diff first; Neovim, for one, applies edits the moment they arrive.
-	pre := tools.Preapproved(ctx)
+	pre := ch.Preapproved
 	if !caps.annotations && !pre {
 		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
-		if s.ask(ctx, protocol.MessageTypeInfo, msg, ActionApprove, ActionDeny) != ActionApprove {
+		if p.ask(ctx, protocol.MessageTypeInfo, msg, ActionApprove, ActionDeny) != ActionApprove {
 			return refuse("the user declined the change to %s", ch.Path), nil
 		}
 	}
@@ -109,7 +113,7 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		Applied       bool   `json:"applied"`
 		FailureReason string `json:"failureReason"`
 	}
-	if err := s.clientCall(ctx, "workspace/applyEdit", params, &res); err != nil {
+	if err := p.call(ctx, "workspace/applyEdit", params, &res); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -123,6 +127,20 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		return refuse("%s", reason), nil
 	}
 	return p.verify(ctx, ch, u, cur, hs, open, doc.version, open && doc.text != disk)
+}
+
+// ask and call bound one question or request of a proposal by the run's
+// approval timeout; no answer in time is a deny.
+func (p *proposer) ask(ctx context.Context, typ protocol.MessageType, msg string, actions ...string) string {
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	return p.s.ask(ctx, typ, msg, actions...)
+}
+
+func (p *proposer) call(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	return p.s.clientCall(ctx, method, params, result)
 }
 
 func stale(format string, args ...any) *tools.EditOutcome {

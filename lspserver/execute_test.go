@@ -259,13 +259,14 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 	}
 }
 
-// E7: a question nobody answers is a deny after ApprovalTimeout; the run
-// still ends, the server cancels its request, and nothing is applied.
+// E7/T15: a question nobody answers is a deny after the policy's approval
+// timeout; the run still ends, the server cancels its request, and nothing
+// is applied.
 func TestServer_E7_ApprovalTimeoutDenies(t *testing.T) {
 	h := start(t, setup{
 		script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(false, true, true),
 		handlers: map[string]lsptest.Handler{"window/showMessageRequest": lsptest.NeverAnswer},
-		opts:     func(o *lspserver.Options) { o.ApprovalTimeout = 300 * time.Millisecond },
+		opts:     func(o *lspserver.Options) { o.LoadPolicy = questionsWithin(300 * time.Millisecond) },
 	})
 	newEditor(h).open("a.go", 1, nil)
 	start := time.Now()

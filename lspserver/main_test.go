@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/lsptest"
+	"github.com/agentls/agentls/tools"
 )
 
 // TestMain fails the package when a test leaves goroutines behind: every
@@ -75,7 +76,7 @@ func start(t *testing.T, s setup) *harness {
 		}
 	}
 	h := &harness{t: t, root: root}
-	opts := &lspserver.Options{ApprovalTimeout: 5 * time.Second, SaveTimeout: 2 * time.Second}
+	opts := &lspserver.Options{LoadPolicy: questionsWithin(5 * time.Second), SaveTimeout: 2 * time.Second}
 	if s.script != "" {
 		script, err := llmtest.ParseScript([]byte(s.script))
 		if err != nil {
@@ -95,6 +96,16 @@ func start(t *testing.T, s setup) *harness {
 		}
 	}
 	return h
+}
+
+// questionsWithin loads the editor's default policy with an approval
+// timeout of d, which bounds every question of a run.
+func questionsWithin(d time.Duration) func(string) (*tools.Policy, error) {
+	return func(string) (*tools.Policy, error) {
+		p := tools.DefaultPolicy(tools.ProfileEditor)
+		p.ApprovalTimeout = d
+		return p, nil
+	}
 }
 
 func (h *harness) ctx() context.Context {

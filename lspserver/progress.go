@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -13,6 +14,11 @@ import (
 )
 
 const tokenPrefix = "agentls-"
+
+// progressCreateTimeout bounds window/workDoneProgress/create, which
+// clients answer without asking anyone; the run goes on without progress
+// reports when it passes.
+const progressCreateTimeout = 30 * time.Second
 
 // progress reports one run with $/progress (E8) and turns the run's
 // events into log messages. It implements agent.Reporter.
@@ -30,7 +36,9 @@ func (s *Server) beginProgress(ctx context.Context, sessionID, title string) *pr
 	enabled := s.caps.workDoneProgress
 	s.mu.Unlock()
 	if enabled {
-		err := s.clientCall(ctx, "window/workDoneProgress/create", map[string]any{"token": p.token}, nil)
+		cctx, cancel := context.WithTimeout(ctx, progressCreateTimeout)
+		err := s.clientCall(cctx, "window/workDoneProgress/create", map[string]any{"token": p.token}, nil)
+		cancel()
 		p.enabled = err == nil
 	}
 	p.send(map[string]any{"kind": "begin", "title": title, "cancellable": true, "message": "starting"})

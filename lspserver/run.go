@@ -95,9 +95,8 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 
 	counts := &editCounts{}
 	sink := &findingSink{s: s, ws: ws}
-	prop := &proposer{s: s, ws: ws, counts: counts}
-	env := &tools.Env{Root: s.root, Workspace: ws, Findings: sink, Logger: log, Approver: approver{s},
-		Reads: tools.NewReadTracker()}
+	prop := &proposer{s: s, ws: ws, counts: counts, timeout: policy.QuestionTimeout()}
+	env := &tools.Env{Root: s.root, Workspace: ws, Findings: sink, Reads: tools.NewReadTracker()}
 	policy.Apply(env)
 	allowed := tools.PlanTools
 	switch mode {

@@ -21,9 +21,6 @@ type Options struct {
 	NewModel func() (agent.Model, error)
 	// Registry holds the tools; nil means the built-ins.
 	Registry *tools.Registry
-	// ApprovalTimeout bounds every question to the user; no answer in time
-	// means deny (E7). Zero means 5 minutes.
-	ApprovalTimeout time.Duration
 	// SaveTimeout bounds the wait for approved edits to reach the disk.
 	// Zero means 30 seconds.
 	SaveTimeout time.Duration
@@ -36,7 +33,8 @@ type Options struct {
 	Strict agent.Strict
 	// LoadPolicy returns the policy for a run in the workspace root; it is
 	// called at the start of every run, so edits to policy files apply to
-	// the next run. Nil means the built-in editor policy.
+	// the next run. Nil means the built-in editor policy. Its approval
+	// timeout bounds every question of the run (E7).
 	LoadPolicy func(root string) (*tools.Policy, error)
 	// Audit receives one record per tool decision; nil discards.
 	Audit *tools.AuditLog
@@ -131,9 +129,6 @@ func newServer(opts *Options) *Server {
 	}
 	if opts != nil {
 		s.opts = *opts
-	}
-	if s.opts.ApprovalTimeout <= 0 {
-		s.opts.ApprovalTimeout = 5 * time.Minute
 	}
 	if s.opts.SaveTimeout <= 0 {
 		s.opts.SaveTimeout = 30 * time.Second

@@ -132,7 +132,7 @@ func (p *proposer) saveDocs(ctx context.Context, uris ...uri.URI) bool {
 	var res struct {
 		Saved []string `json:"saved"`
 	}
-	if err := p.s.clientCall(ctx, MethodSaveDocuments, map[string]any{"uris": list}, &res); err != nil {
+	if err := p.call(ctx, MethodSaveDocuments, map[string]any{"uris": list}, &res); err != nil {
 		return false
 	}
 	return len(res.Saved) == len(list)
@@ -165,7 +165,7 @@ func (p *proposer) flush(ctx context.Context) []string {
 		waits[rel] = p.s.docs.waitSaved(u)
 	}
 	msg := fmt.Sprintf("agentls changed %v in the editor. Save them so commands and tests see the changes.", names)
-	if p.s.ask(ctx, protocol.MessageTypeInfo, msg, "I saved them", "Not now") == "" {
+	if p.ask(ctx, protocol.MessageTypeInfo, msg, "I saved them", "Not now") == "" {
 		return names
 	}
 	var left []string

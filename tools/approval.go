@@ -2,8 +2,17 @@ package tools
 
 import (
 	"context"
+	"log/slog"
 	"sync"
+	"time"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
+
+// The approval step of the gateway (T7, T15, T16) lives in this file: the
+// user's answers, the [Approver] the editor side implements, the session's
+// "always" answers, and the one function every question of the gateway
+// goes through ([approvals.ask]).
 
 // Answer is the user's answer to an approval request.
 type Answer string
@@ -35,10 +44,10 @@ type ApprovalResponse struct {
 	Text   string // the edited text of AnswerModify
 }
 
-// Approver asks the user. Approve blocks until an answer, ctx is done, or
-// the approver gives up; callers bound it with the policy's approval
-// timeout and treat any error as deny (T15). It must be safe for
-// concurrent use.
+// Approver asks the user. Approve blocks until an answer or until ctx is
+// done; the gateway bounds ctx with the policy's approval timeout and
+// treats an error, a timeout and an unknown answer as deny (T15). It must
+// be safe for concurrent use.
 type Approver interface {
 	Approve(ctx context.Context, req *ApprovalRequest) (ApprovalResponse, error)
 }
@@ -74,17 +83,82 @@ func (s *Session) remember(tool, subject string) {
 	s.always[sessionKey(tool, subject)] = true
 }
 
-type preapprovedKey struct{}
+// DefaultApprovalTimeout bounds each question to the user when the policy
+// sets no approval_timeout_seconds.
+const DefaultApprovalTimeout = 5 * time.Minute
 
-// withPreapproved marks ctx: the policy allowed this write outright, so the
-// edit proposal needs no confirmation.
-func withPreapproved(ctx context.Context) context.Context {
-	return context.WithValue(ctx, preapprovedKey{}, true)
+// approvals is the gateway's side of asking the user, for one [Runner]:
+// the run's one Approver, one timeout for every question (commands, file
+// changes the proposer cannot show, human_confirm), and one meaning of no
+// answer. A nil *approvals has nobody to ask.
+type approvals struct {
+	approver Approver
+	timeout  time.Duration
+	session  *Session
+	log      *slog.Logger
 }
 
-// Preapproved reports whether the policy allowed the current call without
-// asking; edit proposers use it to skip the confirmation.
-func Preapproved(ctx context.Context) bool {
-	v, _ := ctx.Value(preapprovedKey{}).(bool)
-	return v
+// ask puts req to the user within the approval timeout. An error, a
+// timeout, a cancelled context and an answer outside the list all come
+// back as AnswerDeny. ok is false when nobody can be asked in this run.
+func (a *approvals) ask(ctx context.Context, req *ApprovalRequest) (ans ApprovalResponse, ok bool) {
+	if a == nil || a.approver == nil {
+		return ApprovalResponse{Answer: AnswerDeny}, false
+	}
+	actx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	ans, err := a.approver.Approve(actx, req)
+	switch {
+	case err != nil:
+		a.log.Warn("Question unanswered; denying", slog.String("tool", req.Tool), slog.String("err", err.Error()))
+	case ans.Answer == AnswerApprove, ans.Answer == AnswerAlways, ans.Answer == AnswerModify:
+		return ans, true
+	}
+	return ApprovalResponse{Answer: AnswerDeny}, true
+}
+
+// call approves a call the policy asks about (T7): an earlier "always" of
+// the session for the same normalized call, or the user's answer now
+// ("always" is remembered). It returns who approved, or the refusal.
+func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *ToolError) {
+	if a != nil && a.session.allowed(t.Name, v.Subject) {
+		return "session", nil
+	}
+	ans, ok := a.ask(ctx, &ApprovalRequest{Tool: t.Name, Risk: t.Risk, Subject: v.Subject, Preview: v.Preview, Reason: v.Rule})
+	switch {
+	case !ok:
+		return "", failure(CodeApprovalRequired, "", t.Name+" needs the user's approval and nobody can approve here",
+			"do without this call, or ask the user to allow it in the policy")
+	case ans.Answer == AnswerApprove:
+		return "user", nil
+	case ans.Answer == AnswerAlways:
+		a.session.remember(t.Name, v.Subject)
+		return "user(always)", nil
+	}
+	return "", failure(CodeApprovalDenied, "", "the user did not approve "+t.Name, "do not repeat the call; ask the user what to do instead")
+}
+
+// blindProposer is an [EditProposer] that shows the user nothing
+// ([DiskProposer]): the gateway asks about its changes first.
+type blindProposer interface{ showsNothing() }
+
+// confirmChange asks the user about a change that is not preapproved when
+// env's proposer cannot show it (E6 without an editor): the unified diff
+// is the preview. On approval the change is marked preapproved.
+func (env *Env) confirmChange(ctx context.Context, ch *FileChange) *ToolError {
+	if _, blind := env.Edits.(blindProposer); !blind || ch.Preapproved {
+		return nil
+	}
+	diff := udiff.Unified("a/"+ch.Path, "b/"+ch.Path, string(ch.Old), string(ch.New))
+	ans, ok := env.approvals.ask(ctx, &ApprovalRequest{Tool: ch.Tool, Risk: RiskWrite, Subject: ch.Path, Preview: diff})
+	switch {
+	case !ok:
+		return failure(CodeApprovalRequired, "", "nobody can approve the change here",
+			"do without this change, or ask the user to allow it in the policy")
+	case ans.Answer == AnswerApprove, ans.Answer == AnswerAlways:
+		ch.Preapproved = true
+		return nil
+	}
+	return failure(CodeApprovalDenied, "", "the change was not applied: the user rejected the change",
+		"do not repeat the same change; adapt it to the reason or ask the user")
 }

@@ -27,7 +27,7 @@ func BenchmarkVet(b *testing.B) {
 	reg.MustRegister(Builtins()...)
 	env := &Env{Root: root}
 	p.Apply(env)
-	env.HTTP = nil
+	env.Limits.HTTP = nil
 	pol := DefaultPolicy(ProfileEditor)
 	pol.mergeHTTP(&httpJSON{Allow: []string{"https://api.github.com", "https://pkg.go.dev"}}, false, func(string, ...any) {})
 	pol.Apply(env)

@@ -59,10 +59,9 @@ func description(name string) string {
 }
 
 // decodeArgs decodes schema-checked arguments into v.
-func decodeArgs(args json.RawMessage, v any) *Result {
+func decodeArgs(args json.RawMessage, v any) *ToolError {
 	if err := json.Unmarshal(args, v); err != nil {
-		r := Fail(CodeInvalidArgs, "", "arguments do not fit the tool", "fix the arguments and call again")
-		return &r
+		return failure(CodeInvalidArgs, "", "arguments do not fit the tool", "fix the arguments and call again")
 	}
 	return nil
 }
@@ -85,20 +84,16 @@ func (n *intArg) UnmarshalJSON(b []byte) error {
 
 // resolveArg checks a model-given path with the sandbox path policy (T4)
 // and returns the workspace-relative path to use from then on.
-func resolveArg(env *Env, field, p string) (string, *Result) {
+func resolveArg(env *Env, field, p string) (string, *ToolError) {
 	if env.Root == "" {
-		r := Fail(CodeUnavailable, "", "no workspace is open", "")
-		return "", &r
+		return "", &ToolError{Code: CodeUnavailable, Reason: "no workspace is open", Rule: "path.no_workspace", Subject: p}
 	}
 	rel, err := sandbox.ResolvePath(env.Root, p)
 	if pe, ok := errors.AsType[*sandbox.PolicyError](err); ok {
-		r := Fail(CodePathOutsideRoot, field, pe.Reason,
-			"use a path inside the workspace, relative to its root (for example src/main.go)")
-		return "", &r
+		return "", policyRefusal(pe, field)
 	}
 	if err != nil {
-		r := Fail(CodeInternal, field, "the path could not be checked", "")
-		return "", &r
+		return "", &ToolError{Code: CodeInternal, Field: field, Reason: "the path could not be checked", Rule: "path.check_failed", Subject: p}
 	}
 	return rel, nil
 }
@@ -115,15 +110,13 @@ func inGitDir(rel string) bool {
 }
 
 // openRoot opens the workspace as a [sandbox.Root].
-func openRoot(env *Env) (*sandbox.Root, *Result) {
+func openRoot(env *Env) (*sandbox.Root, *ToolError) {
 	if env.Root == "" {
-		r := Fail(CodeUnavailable, "", "no workspace is open", "")
-		return nil, &r
+		return nil, failure(CodeUnavailable, "", "no workspace is open", "")
 	}
 	root, err := sandbox.OpenRoot(env.Root)
 	if err != nil {
-		r := Fail(CodeUnavailable, "", "the workspace cannot be opened", "")
-		return nil, &r
+		return nil, failure(CodeUnavailable, "", "the workspace cannot be opened", "")
 	}
 	return root, nil
 }
@@ -133,10 +126,9 @@ func openRoot(env *Env) (*sandbox.Root, *Result) {
 // or device is refused before anything could block on it. exists is false
 // when neither the disk nor an editor buffer has the file; the caller
 // decides whether that is an error.
-func loadFile(ctx context.Context, env *Env, rel string) (content []byte, exists bool, fail *Result, err error) {
+func loadFile(ctx context.Context, env *Env, rel string) (content []byte, exists bool, fail *ToolError, err error) {
 	if env.Workspace == nil {
-		r := Fail(CodeUnavailable, "", "file reading is not available in this run", "")
-		return nil, false, &r, nil
+		return nil, false, failure(CodeUnavailable, "", "file reading is not available in this run", ""), nil
 	}
 	root, f := openRoot(env)
 	if f != nil {
@@ -146,18 +138,14 @@ func loadFile(ctx context.Context, env *Env, rel string) (content []byte, exists
 	root.Close()
 	switch {
 	case serr == nil && fi.IsDir():
-		r := Fail(CodeInvalidArgs, "path", rel+" is a directory", "use list_dir for directories")
-		return nil, false, &r, nil
+		return nil, false, failure(CodeInvalidArgs, "path", rel+" is a directory", "use list_dir for directories"), nil
 	case serr == nil && !fi.Mode().IsRegular():
-		r := Fail(CodeInvalidArgs, "path", rel+" is not a regular file (a FIFO, device or socket)", "")
-		return nil, false, &r, nil
+		return nil, false, failure(CodeInvalidArgs, "path", rel+" is not a regular file (a FIFO, device or socket)", ""), nil
 	case serr == nil && fi.Size() > maxFileBytes:
-		r := Fail(CodeResourceLimit, "path", fmt.Sprintf("%s has %d bytes; the limit is %d", rel, fi.Size(), maxFileBytes),
-			"use search to find the part you need")
-		return nil, false, &r, nil
+		return nil, false, failure(CodeResourceLimit, "path", fmt.Sprintf("%s has %d bytes; the limit is %d", rel, fi.Size(), maxFileBytes),
+			"use search to find the part you need"), nil
 	case serr != nil && !errors.Is(serr, fs.ErrNotExist):
-		r := Fail(CodeInvalidArgs, "path", "cannot access "+rel+": "+errReason(serr), "")
-		return nil, false, &r, nil
+		return nil, false, failure(CodeInvalidArgs, "path", "cannot access "+rel+": "+errReason(serr), ""), nil
 	}
 	b, rerr := env.Workspace.ReadFile(ctx, rel)
 	switch {
@@ -168,13 +156,12 @@ func loadFile(ctx context.Context, env *Env, rel string) (content []byte, exists
 	case errors.Is(rerr, fs.ErrNotExist):
 		return nil, false, nil, nil
 	}
-	r := Fail(CodeInvalidArgs, "path", "cannot read "+rel+": "+errReason(rerr), "")
-	return nil, false, &r, nil
+	return nil, false, failure(CodeInvalidArgs, "path", "cannot read "+rel+": "+errReason(rerr), ""), nil
 }
 
-// notFound is the error result for a file that does not exist.
-func notFound(rel string) Result {
-	return Fail(CodeNotFound, "path", rel+" does not exist", "check the path with list_dir or search")
+// notFound is the error for a file that does not exist.
+func notFound(rel string) *ToolError {
+	return failure(CodeNotFound, "path", rel+" does not exist", "check the path with list_dir or search")
 }
 
 // errReason is the innermost message of err, without the path an

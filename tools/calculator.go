@@ -50,17 +50,17 @@ func Calculator() *Tool {
 }`),
 		// Arithmetic touches nothing: allowed. A bad expression is the
 		// model's to fix, so Run reports it with the field (T11).
-		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Check, error) {
+		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Verdict, error) {
 			var a struct{ Expression string }
 			if err := json.Unmarshal(raw, &a); err != nil {
-				return denyCheck(CodeInvalidArgs, "args.decode", "arguments do not fit the tool"), nil
+				return denyArgs("arguments do not fit the tool"), nil
 			}
-			return &Check{Decision: Allow, Rule: "calc.arithmetic", Subject: a.Expression}, nil
+			return &Verdict{Decision: Allow, Rule: "calc.arithmetic", Subject: a.Expression}, nil
 		},
 		Run: func(_ context.Context, _ *Env, raw json.RawMessage) (Result, error) {
 			var a struct{ Expression string }
 			if f := decodeArgs(raw, &a); f != nil {
-				return *f, nil
+				return f.Result(), nil
 			}
 			v, err := Calculate(a.Expression)
 			if err != nil {

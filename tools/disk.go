@@ -4,23 +4,24 @@ import (
 	"context"
 	"fmt"
 
-	udiff "github.com/aymanbagabas/go-udiff"
-
 	"github.com/agentls/agentls/sandbox"
 )
 
 // DiskProposer is an [EditProposer] for surfaces without an editor
-// (`agentls call`): it shows the diff to the Approver and, when approved,
-// writes the whole change to disk atomically through an os.Root. Without
-// an editor there are no per-hunk answers: the change lands whole or not
-// at all.
+// (`agentls call`): it writes the whole change to disk atomically through
+// an os.Root. It shows nothing to the user, so the gateway asks the
+// Approver with the diff before proposing a change the policy did not
+// allow outright; a change that is not [FileChange.Preapproved] by then is
+// refused. Without an editor there are no per-hunk answers: the change
+// lands whole or not at all.
 type DiskProposer struct {
-	Root     string // the workspace root
-	Approver Approver
+	Root string // the workspace root
 }
 
+func (*DiskProposer) showsNothing() {}
+
 // Propose implements [EditProposer].
-func (d *DiskProposer) Propose(ctx context.Context, ch *FileChange) (*EditOutcome, error) {
+func (d *DiskProposer) Propose(_ context.Context, ch *FileChange) (*EditOutcome, error) {
 	root, err := sandbox.OpenRoot(d.Root)
 	if err != nil {
 		return nil, err
@@ -32,15 +33,8 @@ func (d *DiskProposer) Propose(ctx context.Context, ch *FileChange) (*EditOutcom
 	case ch.Create && exists, !ch.Create && !exists, !ch.Create && string(cur) != string(ch.Old):
 		return &EditOutcome{Stale: true, Reason: ch.Path + " changed since it was read"}, nil
 	}
-	if !Preapproved(ctx) {
-		if d.Approver == nil {
-			return &EditOutcome{Reason: "nobody can approve the change here"}, nil
-		}
-		diff := udiff.Unified("a/"+ch.Path, "b/"+ch.Path, string(ch.Old), string(ch.New))
-		ans, err := d.Approver.Approve(ctx, &ApprovalRequest{Tool: ch.Tool, Risk: RiskWrite, Subject: ch.Path, Preview: diff})
-		if err != nil || (ans.Answer != AnswerApprove && ans.Answer != AnswerAlways) {
-			return &EditOutcome{Reason: "the user rejected the change"}, nil
-		}
+	if !ch.Preapproved {
+		return &EditOutcome{Reason: "nobody approved the change"}, nil
 	}
 	if err := root.WriteFileAtomic(ch.Path, ch.New, 0o644); err != nil {
 		return &EditOutcome{Reason: fmt.Sprintf("write %s: %v", ch.Path, err)}, nil

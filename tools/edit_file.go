@@ -47,21 +47,24 @@ type editArgs struct {
 func runEditFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	var a editArgs
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	if env.Edits == nil {
 		return Fail(CodeUnavailable, "", "file changes are not available in this run", ""), nil
 	}
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	if inGitDir(rel) {
 		return gitRefusal(), nil
 	}
 	content, exists, f, err := loadFile(ctx, env, rel)
-	if f != nil || err != nil {
-		return deref(f), err
+	if err != nil {
+		return Result{}, err
+	}
+	if f != nil {
+		return f.Result(), nil
 	}
 	if !exists {
 		return Fail(CodeNotFound, "path", rel+" does not exist", "use write_file to create a new file"), nil
@@ -76,7 +79,7 @@ func runEditFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 	for i, e := range a.Edits {
 		next, f := applyEdit(cur, i, e.OldText, e.NewText)
 		if f != nil {
-			return *f, nil
+			return f.Result(), nil
 		}
 		cur = next
 	}
@@ -88,12 +91,11 @@ func runEditFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 
 // applyEdit replaces the single occurrence of old in content by new. When
 // the file uses CRLF and old does not, old and new are matched in CRLF.
-func applyEdit(content string, i int, old, new string) (string, *Result) {
+func applyEdit(content string, i int, old, new string) (string, *ToolError) {
 	field := fmt.Sprintf("edits.%d", i)
 	if old == new {
-		r := Fail(CodeInvalidArgs, field+".new_text", "new_text equals old_text, so this edit changes nothing",
+		return "", failure(CodeInvalidArgs, field+".new_text", "new_text equals old_text, so this edit changes nothing",
 			"drop the edit or change new_text")
-		return "", &r
 	}
 	n, at := countMatches(content, old)
 	if n == 0 && strings.Contains(content, "\r\n") && !strings.Contains(old, "\r") {
@@ -112,14 +114,12 @@ func applyEdit(content string, i int, old, new string) (string, *Result) {
 		if line := looseMatchLine(content, old); line > 0 {
 			hint = fmt.Sprintf("text that differs only in whitespace starts at line %d; copy it exactly", line)
 		}
-		r := Fail(CodeNoMatch, field+".old_text", reason, hint)
-		return "", &r
+		return "", failure(CodeNoMatch, field+".old_text", reason, hint)
 	case 1:
 		return content[:at] + new + content[at+len(old):], nil
 	default:
-		r := Fail(CodeAmbiguousMatch, field+".old_text", fmt.Sprintf("old_text matches %d places", n),
+		return "", failure(CodeAmbiguousMatch, field+".old_text", fmt.Sprintf("old_text matches %d places", n),
 			"include more surrounding lines in old_text so that it matches exactly once")
-		return "", &r
 	}
 }
 
@@ -176,9 +176,21 @@ func equalLines(a, b []string) bool {
 
 // propose sends change to the editor and turns the user's answer into the
 // tool result (E6): applied hunks as JSON, a refusal as approval_denied.
+// The change is preapproved when the policy allowed the call outright;
+// otherwise the user confirms it, in the editor or, for a proposer that
+// shows nothing, through the gateway's question first.
 func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) {
-	out, err := env.Edits.Propose(ctx, change)
+	change.Preapproved = env.preapproved
 	proposed := HashContent(change.New)
+	if refusal := env.confirmChange(ctx, change); refusal != nil {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		res := refusal.Result()
+		res.ProposedSHA256 = proposed
+		return res, nil
+	}
+	out, err := env.Edits.Propose(ctx, change)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()

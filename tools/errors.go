@@ -3,6 +3,9 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"strings"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 // Code is a model-facing error code. The list is closed: add a code here
@@ -34,25 +37,78 @@ const (
 // ErrUnknownTool is returned by [Registry.Lookup] for a name it does not hold.
 var ErrUnknownTool = errors.New("unknown tool")
 
-// ToolError is the structured error sent to the model: what went wrong,
-// which argument, and how to recover. It must never carry secrets or host
-// paths outside the workspace.
+// ToolError is a refusal or failure of one tool call: what went wrong,
+// which argument, and how to recover. Inside this package refusals travel
+// as *ToolError values (check with errors.As); [ToolError.Result] is the
+// one place that turns them into what the model reads. Code, Field,
+// Reason and Recovery reach the model and must never carry secrets or
+// host paths outside the workspace; Rule and Subject do not reach it (a
+// rule may name inner allow-lists) and are kept for the verdict, the
+// audit log and `agentls vet`.
 type ToolError struct {
 	Code     Code   `json:"code"`
 	Field    string `json:"field,omitempty"`
 	Reason   string `json:"reason"`
 	Recovery string `json:"recovery,omitempty"`
+	Rule     string `json:"-"` // the rule that refused, e.g. "path.outside_root"
+	Subject  string `json:"-"` // the normalized thing refused, as in [Verdict.Subject]
 }
 
 func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Reason }
 
-// Result renders e as an error [Result].
+// Result renders e as the error [Result] the model reads: IsError, Code,
+// and e as a JSON object {"code", "field"?, "reason", "recovery"?}.
 func (e *ToolError) Result() Result {
 	b, _ := json.Marshal(e) // cannot fail: only strings
 	return Result{Content: string(b), IsError: true, Code: e.Code}
 }
 
-// Fail is shorthand for a [ToolError] result.
+// failure returns a [ToolError] with the fields the model reads.
+func failure(code Code, field, reason, recovery string) *ToolError {
+	return &ToolError{Code: code, Field: field, Reason: reason, Recovery: recovery}
+}
+
+// Fail is shorthand for the [Result] of a [ToolError].
 func Fail(code Code, field, reason, recovery string) Result {
-	return (&ToolError{Code: code, Field: field, Reason: reason, Recovery: recovery}).Result()
+	return failure(code, field, reason, recovery).Result()
+}
+
+// Recoveries shared by the refusals of several tools.
+const (
+	recoverPath = "use a path inside the workspace, relative to its root (for example src/main.go)"
+	recoverSQL  = "send one read-only query: SELECT, WITH … SELECT, VALUES, EXPLAIN or PRAGMA table_info(name)"
+	recoverHTTP = "fetch only URLs the user allowed; if this one is needed, ask the user to add it to the http allowlist"
+)
+
+// policyRefusal maps a refusal of a sandbox policy to the tool error the
+// model hears, about the argument field. It is the only place that turns
+// a [*sandbox.PolicyError] into a [ToolError]: the rule's family (path,
+// SQL, HTTP) picks the code; within HTTP, what the model can fix itself
+// (a malformed URL, credentials, the method) is invalid_args and the rest
+// host_not_allowed, with reasons that never list the allowlist.
+func policyRefusal(pe *sandbox.PolicyError, field string) *ToolError {
+	e := &ToolError{Code: CodePolicyDenied, Field: field, Reason: pe.Reason, Rule: pe.Rule, Subject: pe.Subject,
+		Recovery: "do not retry this call; choose another way or ask the user"}
+	family, _, _ := strings.Cut(pe.Rule, ".")
+	switch family {
+	case "path":
+		e.Code, e.Recovery = CodePathOutsideRoot, recoverPath
+	case "sql":
+		e.Code, e.Recovery = CodeSQLNotReadOnly, recoverSQL
+	case "http":
+		e.Code, e.Recovery = CodeHostNotAllowed, recoverHTTP
+		switch pe.Rule {
+		case sandbox.RuleHTTPOff:
+			e.Field, e.Recovery = "", "do without network access, or ask the user to enable it"
+		case sandbox.RuleHTTPMalformed, sandbox.RuleHTTPUserinfo:
+			e.Code, e.Recovery = CodeInvalidArgs, "send an absolute URL such as https://host/path, without credentials"
+		case sandbox.RuleHTTPMethod:
+			e.Code, e.Field, e.Recovery = CodeInvalidArgs, "method", "use GET or HEAD"
+		case sandbox.RuleHTTPHostNotAllowed:
+			e.Reason = "host not in the allowlist"
+		case sandbox.RuleHTTPPort, sandbox.RuleHTTPPath:
+			e.Reason = "URL not in the allowlist"
+		}
+	}
+	return e
 }

@@ -33,13 +33,13 @@ func (f *fakeApprover) Approve(ctx context.Context, req *ApprovalRequest) (Appro
 func execTool(runs *atomic.Int32) *Tool {
 	return &Tool{Name: "exec_thing", Description: "x", Risk: RiskExecute,
 		Schema: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["cmd"],"properties":{"cmd":{"type":"string","minLength":1}}}`),
-		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Check, error) {
+		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Verdict, error) {
 			var a struct{ Cmd string }
 			_ = json.Unmarshal(raw, &a)
 			if a.Cmd == "rm -rf ~" {
-				return &Check{Decision: Deny, Code: CodeCommandDenied, Rule: "shell.rm_home", Reason: "irreversible", Subject: a.Cmd}, nil
+				return &Verdict{Decision: Deny, Code: CodeCommandDenied, Rule: "shell.rm_home", Reason: "irreversible", Subject: a.Cmd}, nil
 			}
-			return &Check{Decision: Ask, Rule: "shell.unknown", Subject: strings.TrimSpace(a.Cmd), Preview: "$ " + a.Cmd}, nil
+			return &Verdict{Decision: Ask, Rule: "shell.unknown", Subject: strings.TrimSpace(a.Cmd), Preview: "$ " + a.Cmd}, nil
 		},
 		Run: func(context.Context, *Env, json.RawMessage) (Result, error) {
 			runs.Add(1)
@@ -200,7 +200,7 @@ func TestHumanConfirm_T16(t *testing.T) {
 	} {
 		reg := NewRegistry()
 		reg.MustRegister(humanConfirmTool())
-		r := NewRunner(reg, &Env{Root: t.TempDir(), Approver: c.ap}, &RunnerOptions{Allowed: []string{"human_confirm"}})
+		r := NewRunner(reg, &Env{Root: t.TempDir()}, &RunnerOptions{Allowed: []string{"human_confirm"}, Approver: c.ap})
 		res, err := r.Call(t.Context(), "human_confirm", `{"question":"Push now?","text":"git push"}`)
 		if err != nil || res.Content != c.want {
 			t.Errorf("answer = %s (%v), want %s", res.Content, err, c.want)

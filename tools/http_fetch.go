@@ -19,14 +19,15 @@ import (
 const httpMaxText = 28000
 
 // HTTPFetch returns the http_fetch tool (B4): a GET or HEAD of a URL the
-// network policy ([Env.HTTP]) allows, with the body turned into text.
+// network policy ([Limits.HTTP]) allows, with the body turned into text.
 //
 // Error codes: every refusal of the URL by the policy — scheme, host, port,
 // path, IP literal, a refused DNS answer, a redirect to any of these — is
 // host_not_allowed, so the model learns one thing: this target is off
 // limits, ask the user. A URL that is not well-formed or carries
 // credentials, and a method the policy does not allow, are invalid_args:
-// the model can fix those itself. Reasons never list the allowlist.
+// the model can fix those itself. Reasons never list the allowlist
+// ([policyRefusal] holds the mapping).
 func HTTPFetch() *Tool {
 	return &Tool{
 		Name:        "http_fetch",
@@ -54,29 +55,28 @@ type httpFetchArgs struct {
 // checkHTTPFetch is the static step: the URL against the policy, no I/O.
 // Network access is confirmed by default (Ask); the policy rules may lift
 // that to allow for a subject such as https://api.github.com/*.
-func checkHTTPFetch(_ context.Context, env *Env, raw json.RawMessage) (*Check, error) {
+func checkHTTPFetch(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
 	var a httpFetchArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return denyCheck(CodeInvalidArgs, "args.decode", "arguments do not fit the tool"), nil
+		return denyArgs("arguments do not fit the tool"), nil
 	}
 	u, fail := checkFetchURL(env, a)
 	if fail != nil {
-		te := fetchError(fail)
-		return &Check{Decision: Deny, Code: te.Code, Rule: te.rule, Reason: te.Reason}, nil
+		return denied(fetchError(fail)), nil
 	}
-	return &Check{Decision: Ask, Rule: "http.allowlisted", Subject: u, Preview: fetchMethod(a) + " " + u}, nil
+	return &Verdict{Decision: Ask, Rule: "http.allowlisted", Subject: u, Preview: fetchMethod(a) + " " + u}, nil
 }
 
 func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	var a httpFetchArgs
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	u, fail := checkFetchURL(env, a) // again: Run must not trust that Check ran
 	if fail != nil {
 		return fetchError(fail).Result(), nil
 	}
-	res, err := env.HTTP.Fetch(ctx, u, fetchMethod(a))
+	res, err := env.Limits.HTTP.Fetch(ctx, u, fetchMethod(a))
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return Result{}, ctx.Err()
@@ -105,10 +105,10 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 // checkFetchURL returns the normalized URL the policy allows, or the
 // refusal.
 func checkFetchURL(env *Env, a httpFetchArgs) (string, error) {
-	if env.HTTP == nil {
+	if env.Limits.HTTP == nil {
 		return "", &sandbox.PolicyError{Rule: sandbox.RuleHTTPOff, Reason: "network access is off"}
 	}
-	u, err := env.HTTP.CheckURL(a.URL, fetchMethod(a))
+	u, err := env.Limits.HTTP.CheckURL(a.URL, fetchMethod(a))
 	if err != nil {
 		return "", err
 	}
@@ -122,35 +122,15 @@ func fetchMethod(a httpFetchArgs) string {
 	return a.Method
 }
 
-// fetchErr is a tool error with the policy rule that caused it.
-type fetchErr struct {
-	ToolError
-	rule string
-}
-
 // fetchError maps a refusal or failure of a fetch to a tool error.
-func fetchError(err error) *fetchErr {
-	const ask = "fetch only URLs the user allowed; if this one is needed, ask the user to add it to the http allowlist"
+func fetchError(err error) *ToolError {
 	if pe, ok := errors.AsType[*sandbox.PolicyError](err); ok {
-		e := &fetchErr{ToolError{Code: CodeHostNotAllowed, Field: "url", Reason: pe.Reason, Recovery: ask}, pe.Rule}
-		switch pe.Rule {
-		case sandbox.RuleHTTPOff:
-			e.Field, e.Recovery = "", "do without network access, or ask the user to enable it"
-		case sandbox.RuleHTTPMalformed, sandbox.RuleHTTPUserinfo:
-			e.Code, e.Recovery = CodeInvalidArgs, "send an absolute URL such as https://host/path, without credentials"
-		case sandbox.RuleHTTPMethod:
-			e.Code, e.Field, e.Recovery = CodeInvalidArgs, "method", "use GET or HEAD"
-		case sandbox.RuleHTTPHostNotAllowed:
-			e.Reason = "host not in the allowlist"
-		case sandbox.RuleHTTPPort, sandbox.RuleHTTPPath:
-			e.Reason = "URL not in the allowlist"
-		}
-		return e
+		return policyRefusal(pe, "url")
 	}
-	e := &fetchErr{ToolError{Code: CodeUnavailable, Field: "url", Reason: "the request failed: " + netReason(err),
-		Recovery: "check the URL; retry later if the server may be down"}, "http.failed"}
+	e := &ToolError{Code: CodeUnavailable, Field: "url", Reason: "the request failed: " + netReason(err),
+		Recovery: "check the URL; retry later if the server may be down", Rule: "http.failed"}
 	if errors.Is(err, sandbox.ErrFetchTimeout) {
-		e.Code, e.Reason, e.Recovery, e.rule = CodeTimeout, "the request timed out", "retry later, or fetch a smaller resource", "http.timeout"
+		e.Code, e.Reason, e.Recovery, e.Rule = CodeTimeout, "the request timed out", "retry later, or fetch a smaller resource", "http.timeout"
 	}
 	return e
 }

@@ -86,7 +86,7 @@ func fetchRunner(p *sandbox.HTTPPolicy, ap Approver) *Runner {
 		opts.Policy = DefaultPolicy(ProfileEditor)
 		opts.Policy.Rules = []Rule{allow}
 	}
-	return NewRunner(reg, &Env{HTTP: p}, opts)
+	return NewRunner(reg, &Env{Limits: Limits{HTTP: p}}, opts)
 }
 
 func fetchCall(t *testing.T, r *Runner, args any) Result {
@@ -106,7 +106,7 @@ func TestHTTPFetch_B4_T5_Check(t *testing.T) {
 	check := HTTPFetch().Check
 	p := &sandbox.HTTPPolicy{Allow: []string{"https://api.github.com", "https://docs.test/api/*"},
 		Resolve: map[string][]string{"docs.test:443": {"10.0.0.1"}}}
-	run := func(env *Env, args string) *Check {
+	run := func(env *Env, args string) *Verdict {
 		t.Helper()
 		c, err := check(t.Context(), env, json.RawMessage(args))
 		if err != nil || c == nil {
@@ -118,7 +118,7 @@ func TestHTTPFetch_B4_T5_Check(t *testing.T) {
 	if c.Decision != Deny || c.Code != CodeHostNotAllowed || !strings.Contains(c.Reason, "network access is off") {
 		t.Errorf("no policy: %+v", c)
 	}
-	env := &Env{HTTP: p}
+	env := &Env{Limits: Limits{HTTP: p}}
 	c = run(env, `{"url":"https://API.github.com:443/repos/x?y=1#readme"}`)
 	if c.Decision != Ask || c.Subject != "https://api.github.com/repos/x?y=1" || c.Preview != "GET https://api.github.com/repos/x?y=1" {
 		t.Errorf("allowed URL: %+v", c)
@@ -206,7 +206,8 @@ func TestHTTPFetch_B4_Run(t *testing.T) {
 func TestHTTPFetch_B4_T11_Refusals(t *testing.T) {
 	fx := newFetchFixture(t)
 	// Without the loopback allowance the pinned answer is refused.
-	te := wantErr(t, fetchCall(t, fetchRunner(fx.policy(false), nil), map[string]string{"url": fx.origin + "/"}), CodeHostNotAllowed, "")
+	// The check's refusal and Run's are the same tool error, field included.
+	te := wantErr(t, fetchCall(t, fetchRunner(fx.policy(false), nil), map[string]string{"url": fx.origin + "/"}), CodeHostNotAllowed, "url")
 	wantContains(t, te.Reason, "refused address")
 	// No network policy at all.
 	te = wantErr(t, fetchCall(t, fetchRunner(nil, nil), map[string]string{"url": fx.origin + "/"}), CodeHostNotAllowed, "")
@@ -225,7 +226,7 @@ func TestHTTPFetch_B4_T11_Refusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantErr(t, res, CodeHostNotAllowed, "")
-	res, err = HTTPFetch().Run(t.Context(), &Env{HTTP: fx.policy(false)}, json.RawMessage(`{"url":"`+fx.srv.URL+`/"}`))
+	res, err = HTTPFetch().Run(t.Context(), &Env{Limits: Limits{HTTP: fx.policy(false)}}, json.RawMessage(`{"url":"`+fx.srv.URL+`/"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestHTTPFetch_B4_T7_AskByDefault(t *testing.T) {
 	fx := newFetchFixture(t)
 	reg := NewRegistry()
 	reg.MustRegister(HTTPFetch())
-	r := NewRunner(reg, &Env{HTTP: fx.policy(true)}, &RunnerOptions{Allowed: []string{"http_fetch"}})
+	r := NewRunner(reg, &Env{Limits: Limits{HTTP: fx.policy(true)}}, &RunnerOptions{Allowed: []string{"http_fetch"}})
 	wantErr(t, fetchCall(t, r, map[string]string{"url": fx.origin + "/"}), CodeApprovalRequired, "")
 	if n := fx.hits.Load(); n != 0 {
 		t.Errorf("fetched without approval: %d requests", n)

@@ -7,7 +7,9 @@ import (
 )
 
 // humanConfirmTool lets the model ask the user itself (T16). The answer is
-// structured: approve, deny, or modify with the user's edited text.
+// structured: approve, deny, or modify with the user's edited text. The
+// question goes through the gateway's approvals, so it has the same
+// timeout as every other question and no answer in time is a deny.
 func humanConfirmTool() *Tool {
 	return &Tool{
 		Name:        "human_confirm",
@@ -22,10 +24,10 @@ func humanConfirmTool() *Tool {
 		"text": {"type": "string", "maxLength": 20000, "description": "a command or text the user may edit before approving"}
 	}
 }`),
-		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Check, error) {
+		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Verdict, error) {
 			var a struct{ Question string }
 			_ = json.Unmarshal(raw, &a)
-			return &Check{Decision: Allow, Rule: "human_confirm", Subject: a.Question}, nil
+			return &Verdict{Decision: Allow, Rule: "human_confirm", Subject: a.Question}, nil
 		},
 		Run: runHumanConfirm,
 	}
@@ -37,12 +39,12 @@ func runHumanConfirm(ctx context.Context, env *Env, raw json.RawMessage) (Result
 		Text     string `json:"text"`
 	}
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
-	if env.Approver == nil {
+	ans, ok := env.approvals.ask(ctx, &ApprovalRequest{Tool: "human_confirm", Risk: RiskNone, Question: a.Question, Text: a.Text})
+	if !ok {
 		return Fail(CodeApprovalRequired, "", "nobody can answer questions in this run", "decide without asking, conservatively"), nil
 	}
-	ans, err := env.Approver.Approve(ctx, &ApprovalRequest{Tool: "human_confirm", Risk: RiskNone, Question: a.Question, Text: a.Text})
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
 	}
@@ -51,7 +53,6 @@ func runHumanConfirm(ctx context.Context, env *Env, raw json.RawMessage) (Result
 		Text   string `json:"text,omitempty"`
 	}{Answer: AnswerDeny}
 	switch {
-	case err != nil:
 	case ans.Answer == AnswerApprove || ans.Answer == AnswerAlways:
 		out.Answer, out.Text = AnswerApprove, a.Text
 	case ans.Answer == AnswerModify:

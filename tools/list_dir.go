@@ -34,15 +34,15 @@ func runListDir(ctx context.Context, env *Env, raw json.RawMessage) (Result, err
 		Path string `json:"path"`
 	}
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	root, f := openRoot(env)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	defer root.Close()
 	fi, err := root.Stat(rel)

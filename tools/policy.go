@@ -115,7 +115,8 @@ type Policy struct {
 	ShellRules     []sandbox.CommandRule
 	CommandTimeout time.Duration
 	CommandNetwork bool
-	// ApprovalTimeout bounds each question to the user (T15).
+	// ApprovalTimeout bounds each question to the user (T15): commands,
+	// file changes and human_confirm alike ([Policy.QuestionTimeout]).
 	ApprovalTimeout time.Duration
 	// Warnings lists rules and settings that were skipped while loading.
 	Warnings []string
@@ -125,7 +126,7 @@ type Policy struct {
 // writes, commands, network and MCP asked in the editor and headless; in
 // CI, where nobody can answer, commands, network and MCP are off.
 func DefaultPolicy(profile string) *Policy {
-	p := &Policy{Profile: profile, ApprovalTimeout: 5 * time.Minute, Risks: map[Risk]Decision{
+	p := &Policy{Profile: profile, ApprovalTimeout: DefaultApprovalTimeout, Risks: map[Risk]Decision{
 		RiskRead: Allow, RiskNone: Allow, RiskWrite: Ask, RiskExecute: Ask, RiskNetwork: Ask, RiskMCP: Ask,
 	}}
 	if profile == ProfileCI {
@@ -134,22 +135,31 @@ func DefaultPolicy(profile string) *Policy {
 	return p
 }
 
-// Apply copies the policy's tool settings into env.
+// Apply copies the policy's tool settings into env.Limits, and the user's
+// home directory into env.Home when it is unset.
 func (p *Policy) Apply(env *Env) {
-	env.HTTP = p.HTTP
-	env.ShellRules = p.ShellRules
+	env.Limits = Limits{HTTP: p.HTTP, ShellRules: p.ShellRules, CommandTimeout: p.CommandTimeout, CommandNetwork: p.CommandNetwork}
 	if env.Home == "" {
 		env.Home, _ = os.UserHomeDir()
 	}
-	env.CommandTimeout = p.CommandTimeout
-	env.CommandNetwork = p.CommandNetwork
+}
+
+// QuestionTimeout is how long the user has to answer each question of a
+// run (T15, E7): ApprovalTimeout, or [DefaultApprovalTimeout] when unset.
+// The gateway and the editor side both take it from here; no answer in
+// time is a deny.
+func (p *Policy) QuestionTimeout() time.Duration {
+	if p == nil || p.ApprovalTimeout <= 0 {
+		return DefaultApprovalTimeout
+	}
+	return p.ApprovalTimeout
 }
 
 // Decide combines the tool's own verdict with the rules: the tool's deny is
 // final; then any matching deny rule, then any ask rule, then an allow rule
 // (which may lift the tool's ask), then the risk default — never below the
 // tool's own verdict. It returns the decision and the rule that made it.
-func (p *Policy) Decide(t *Tool, c *Check) (Decision, string) {
+func (p *Policy) Decide(t *Tool, c *Verdict) (Decision, string) {
 	if c.Decision == Deny {
 		return Deny, c.Rule
 	}
@@ -190,17 +200,4 @@ func (p *Policy) Decide(t *Tool, c *Check) (Decision, string) {
 		d, rule = c.Decision, c.Rule
 	}
 	return d, rule
-}
-
-// stricter reports whether a is stricter than b.
-func stricter(a, b Decision) bool { return rank(a) > rank(b) }
-
-func rank(d Decision) int {
-	switch d {
-	case Allow:
-		return 0
-	case Ask:
-		return 1
-	}
-	return 2 // deny, and anything unknown: fail closed
 }

@@ -85,21 +85,21 @@ func TestDecide_T5_T14(t *testing.T) {
 		name   string
 		policy *Policy
 		tool   *Tool
-		check  Check
+		check  Verdict
 		want   Decision
 	}{
-		{"read allowed by default", DefaultPolicy(ProfileEditor), read, Check{Decision: Allow, Subject: "a.go"}, Allow},
-		{"execute asked by default", DefaultPolicy(ProfileEditor), run, Check{Decision: Allow, Subject: "ls"}, Ask},
-		{"execute off in ci (T14)", DefaultPolicy(ProfileCI), run, Check{Decision: Allow, Subject: "ls"}, Deny},
-		{"safe command runs without asking (S5)", DefaultPolicy(ProfileEditor), run, Check{Decision: Allow, Safe: true, Subject: "ls"}, Allow},
-		{"safe command still off in ci", DefaultPolicy(ProfileCI), run, Check{Decision: Allow, Safe: true, Subject: "ls"}, Deny},
-		{"ask rule beats a safe command", rules(DefaultPolicy(ProfileEditor), "ask run_command(ls *)"), run, Check{Decision: Allow, Safe: true, Subject: "ls -la"}, Ask},
-		{"tool deny is final", rules(DefaultPolicy(ProfileEditor), "allow run_command(*)"), run, Check{Decision: Deny, Subject: "rm -rf ~"}, Deny},
-		{"allow rule lifts ask", rules(DefaultPolicy(ProfileEditor), "allow run_command(go test *)"), run, Check{Decision: Ask, Subject: "go test ./..."}, Allow},
-		{"deny rule beats allow rule", rules(DefaultPolicy(ProfileEditor), "allow run_command(*)", "deny run_command(git push *)"), run, Check{Decision: Allow, Subject: "git push origin"}, Deny},
-		{"ask rule beats allow rule", rules(DefaultPolicy(ProfileEditor), "allow read_file", "ask read_file(secrets/**)"), read, Check{Decision: Allow, Subject: "secrets/a"}, Ask},
-		{"tool ask stays above default allow", DefaultPolicy(ProfileEditor), read, Check{Decision: Ask, Subject: "x"}, Ask},
-		{"unknown decision fails closed", DefaultPolicy(ProfileEditor), read, Check{Decision: "maybe", Subject: "x"}, "maybe"},
+		{"read allowed by default", DefaultPolicy(ProfileEditor), read, Verdict{Decision: Allow, Subject: "a.go"}, Allow},
+		{"execute asked by default", DefaultPolicy(ProfileEditor), run, Verdict{Decision: Allow, Subject: "ls"}, Ask},
+		{"execute off in ci (T14)", DefaultPolicy(ProfileCI), run, Verdict{Decision: Allow, Subject: "ls"}, Deny},
+		{"safe command runs without asking (S5)", DefaultPolicy(ProfileEditor), run, Verdict{Decision: Allow, Safe: true, Subject: "ls"}, Allow},
+		{"safe command still off in ci", DefaultPolicy(ProfileCI), run, Verdict{Decision: Allow, Safe: true, Subject: "ls"}, Deny},
+		{"ask rule beats a safe command", rules(DefaultPolicy(ProfileEditor), "ask run_command(ls *)"), run, Verdict{Decision: Allow, Safe: true, Subject: "ls -la"}, Ask},
+		{"tool deny is final", rules(DefaultPolicy(ProfileEditor), "allow run_command(*)"), run, Verdict{Decision: Deny, Subject: "rm -rf ~"}, Deny},
+		{"allow rule lifts ask", rules(DefaultPolicy(ProfileEditor), "allow run_command(go test *)"), run, Verdict{Decision: Ask, Subject: "go test ./..."}, Allow},
+		{"deny rule beats allow rule", rules(DefaultPolicy(ProfileEditor), "allow run_command(*)", "deny run_command(git push *)"), run, Verdict{Decision: Allow, Subject: "git push origin"}, Deny},
+		{"ask rule beats allow rule", rules(DefaultPolicy(ProfileEditor), "allow read_file", "ask read_file(secrets/**)"), read, Verdict{Decision: Allow, Subject: "secrets/a"}, Ask},
+		{"tool ask stays above default allow", DefaultPolicy(ProfileEditor), read, Verdict{Decision: Ask, Subject: "x"}, Ask},
+		{"unknown decision fails closed", DefaultPolicy(ProfileEditor), read, Verdict{Decision: "maybe", Subject: "x"}, "maybe"},
 	}
 	for _, c := range cases {
 		got, rule := c.policy.Decide(c.tool, &c.check)
@@ -148,7 +148,7 @@ func TestLoadPolicy_T13(t *testing.T) {
 		{read, "secrets/key", Ask},     // the project's ask
 		{read, "src/a.go", Allow},
 	} {
-		if got, rule := p.Decide(c.tool, &Check{Decision: Allow, Subject: c.subject}); got != c.want {
+		if got, rule := p.Decide(c.tool, &Verdict{Decision: Allow, Subject: c.subject}); got != c.want {
 			t.Errorf("%s %q = %s (%s), want %s", c.tool.Name, c.subject, got, rule, c.want)
 		}
 	}
@@ -165,7 +165,7 @@ func TestLoadPolicy_T13(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := ci.Decide(&Tool{Name: "write_file", Risk: RiskWrite}, &Check{Decision: Allow, Subject: "a"}); got != Deny {
+	if got, _ := ci.Decide(&Tool{Name: "write_file", Risk: RiskWrite}, &Verdict{Decision: Allow, Subject: "a"}); got != Deny {
 		t.Errorf("ci profile write = %s, want deny", got)
 	}
 	if _, err := LoadPolicy(ProfileEditor, write("bad.json", `{"deny": [`), ""); err == nil {

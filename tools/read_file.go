@@ -42,18 +42,21 @@ type readFileArgs struct {
 func runReadFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	var a readFileArgs
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	content, exists, f, err := loadFile(ctx, env, rel)
-	if f != nil || err != nil {
-		return deref(f), err
+	if err != nil {
+		return Result{}, err
+	}
+	if f != nil {
+		return f.Result(), nil
 	}
 	if !exists {
-		return notFound(rel), nil
+		return notFound(rel).Result(), nil
 	}
 	if isBinary(content) {
 		return Result{Content: fmt.Sprintf("binary file, %d bytes", len(content))}, nil
@@ -122,12 +125,4 @@ func cutLine(s string) string {
 		return s
 	}
 	return c + " [line cut]"
-}
-
-// deref returns *f, or the zero Result when f is nil.
-func deref(f *Result) Result {
-	if f == nil {
-		return Result{}
-	}
-	return *f
 }

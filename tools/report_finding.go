@@ -36,14 +36,14 @@ func runReportFinding(ctx context.Context, env *Env, raw json.RawMessage) (Resul
 		Message  string `json:"message"`
 	}
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	if env.Findings == nil {
 		return Fail(CodeUnavailable, "", "findings are not collected in this run", ""), nil
 	}
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	if a.EndLine != 0 && a.EndLine < a.Line {
 		return Fail(CodeInvalidArgs, "end_line", "end_line is before line", "set end_line >= line, or leave it out"), nil

@@ -41,24 +41,22 @@ type runCommandArgs struct {
 	TimeoutMS intArg `json:"timeout_ms"`
 }
 
-func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, error) {
+func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
 	var a runCommandArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return denyCheck(CodeInvalidArgs, "args.decode", "arguments do not fit the tool"), nil
+		return denyArgs("arguments do not fit the tool"), nil
 	}
-	sp := &sandbox.ShellPolicy{Root: env.Root, Extra: env.ShellRules, Home: env.Home}
+	sp := &sandbox.ShellPolicy{Root: env.Root, Extra: env.Limits.ShellRules, Home: env.Home}
 	v := sp.Analyze(a.Command)
-	c := &Check{Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
+	c := &Verdict{Decision: shellDecision(v.Decision), Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
 	if v.Command != "" && v.Command != c.Subject {
 		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, cut(v.Command, 200))
 	}
-	switch v.Decision {
-	case sandbox.DecisionAllow:
-		c.Decision, c.Safe = Allow, true
-	case sandbox.DecisionDeny:
-		c.Decision, c.Code, c.Field = Deny, CodeCommandDenied, "command"
-	default:
-		c.Decision = Ask
+	switch c.Decision {
+	case Allow:
+		c.Safe = true // the analyser found only read-only commands
+	case Deny:
+		c.Code, c.Field = CodeCommandDenied, "command"
 	}
 	c.Preview = fmt.Sprintf("$ %s\n(in the workspace, timeout %s, %s)", cut(c.Subject, 2000),
 		commandTimeout(env, a.TimeoutMS), sandboxSummary(env))
@@ -66,13 +64,13 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, 
 }
 
 func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	c, _ := checkRunCommand(ctx, env, raw)
+	c, _ := checkRunCommand(ctx, env, raw) // again: Run must not trust that Check ran
 	if c.Decision == Deny {
-		return Fail(c.Code, c.Field, c.Reason, "do not retry this command; find a safer way"), nil
+		return c.refusal("do not retry this command; find a safer way").Result(), nil
 	}
 	var a runCommandArgs
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	var unsaved []string
 	if env.Sync != nil {
@@ -80,7 +78,7 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	}
 	res, err := sandbox.Exec(ctx, &sandbox.ExecSpec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
-		AllowNetwork: env.CommandNetwork,
+		AllowNetwork: env.Limits.CommandNetwork,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -123,7 +121,7 @@ func formatExec(r *sandbox.ExecResult) Result {
 
 // commandTimeout is the model's timeout capped by the policy.
 func commandTimeout(env *Env, ms intArg) time.Duration {
-	limit := env.CommandTimeout
+	limit := env.Limits.CommandTimeout
 	if limit <= 0 {
 		limit = DefaultCommandTimeout
 	}
@@ -134,8 +132,20 @@ func commandTimeout(env *Env, ms intArg) time.Duration {
 }
 
 func sandboxSummary(env *Env) string {
-	if env.CommandNetwork {
+	if env.Limits.CommandNetwork {
 		return "sandboxed, network on"
 	}
 	return "sandboxed, no network"
+}
+
+// shellDecision is the gateway's decision for the shell analyser's; an
+// unknown value asks.
+func shellDecision(d string) Decision {
+	switch d {
+	case sandbox.DecisionAllow:
+		return Allow
+	case sandbox.DecisionDeny:
+		return Deny
+	}
+	return Ask
 }

@@ -35,9 +35,13 @@ type RunnerOptions struct {
 	ReadOnly bool
 	// Timeout bounds one call; zero means 2 minutes.
 	Timeout time.Duration
-	// Policy decides allow / ask / deny; nil means the editor defaults.
+	// Policy decides allow / ask / deny and bounds every question to the
+	// user ([Policy.QuestionTimeout]); nil means the editor defaults.
 	Policy *Policy
-	// Approver answers asks; nil turns every ask into approval_required.
+	// Approver answers every question of the run: asks of the policy,
+	// human_confirm, and file changes a proposer cannot show. It is the
+	// only place an Approver is given to the gateway; nil turns every ask
+	// into approval_required.
 	Approver Approver
 	// Session remembers "always allow" answers across runs.
 	Session *Session
@@ -58,11 +62,15 @@ type Runner struct {
 	env  *Env
 	opts RunnerOptions
 	log  *slog.Logger
+	ask  *approvals
 }
 
 // NewRunner returns a gateway over reg for one run in env.
 func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Runner {
 	r := &Runner{reg: reg, env: env}
+	if r.env == nil {
+		r.env = &Env{}
+	}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -76,29 +84,19 @@ func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Runner {
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
+	r.ask = &approvals{approver: r.opts.Approver, timeout: r.opts.Policy.QuestionTimeout(), session: r.opts.Session, log: r.log}
 	return r
 }
 
 // Tools returns the tools offered to the model in this run.
 func (r *Runner) Tools() []*Tool { return r.reg.Select(r.opts.Allowed) }
 
-// Verdict is the gateway's decision before anything runs: what `agentls
-// vet` prints for a call.
-type Verdict struct {
-	Decision Decision `json:"decision"`
-	Code     Code     `json:"code,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
-	Rule     string   `json:"rule,omitempty"`
-	Subject  string   `json:"subject,omitempty"`
-	Preview  string   `json:"-"`
-}
-
 // prepared is a call that passed or failed the steps up to policy.
 type prepared struct {
 	tool    *Tool
 	args    []byte
 	verdict Verdict
-	fail    *Result // set when the verdict is deny
+	refusal *ToolError // set when the verdict is deny
 }
 
 // Vet runs every step up to and including policy, without side effects.
@@ -131,23 +129,23 @@ func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
 	return res, err
 }
 
+// refused is a call that ends before it runs, refused by e.
+func refused(t *Tool, e *ToolError) prepared {
+	return prepared{tool: t, verdict: *denied(e), refusal: e}
+}
+
 func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
-	fail := func(res Result, rule string) prepared {
-		var te ToolError
-		_ = json.Unmarshal([]byte(res.Content), &te)
-		return prepared{fail: &res, verdict: Verdict{Decision: Deny, Code: res.Code, Reason: te.Reason, Rule: rule}}
-	}
 	// T2: a registered tool offered in this run.
 	e, ok := r.reg.lookup(name)
 	if !ok || !slices.Contains(r.opts.Allowed, name) {
 		if ok && r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk) {
-			return fail(Fail(CodeReadOnlyRun, "", fmt.Sprintf("%s changes files; this run is read-only", name),
-				"use only "+strings.Join(r.allowedNames(), ", ")), "run.read_only")
+			return refused(nil, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
+				Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.read_only"})
 		}
-		return fail(Fail(CodeUnknownTool, "", fmt.Sprintf("no tool named %q", cut(name, 64)),
-			"available tools: "+strings.Join(r.allowedNames(), ", ")), "gateway.unknown_tool")
+		return refused(nil, &ToolError{Code: CodeUnknownTool, Reason: fmt.Sprintf("no tool named %q", cut(name, 64)),
+			Recovery: "available tools: " + strings.Join(r.allowedNames(), ", "), Rule: "gateway.unknown_tool"})
 	}
-	p := prepared{tool: e.tool}
+	t := e.tool
 	// T1: the arguments are one JSON object.
 	raw := []byte(strings.TrimSpace(args))
 	if len(raw) == 0 {
@@ -155,59 +153,56 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 	}
 	var inst any
 	if err := json.Unmarshal(raw, &inst); err != nil { // also refuses trailing data
-		return withTool(fail(Fail(CodeInvalidArgs, "", "arguments are not valid JSON",
-			"send one JSON object matching the schema: "+compactSchema(e.tool.Schema)), "gateway.parse"), e.tool)
+		return refused(t, &ToolError{Code: CodeInvalidArgs, Reason: "arguments are not valid JSON",
+			Recovery: "send one JSON object matching the schema: " + compactSchema(t.Schema), Rule: "gateway.parse"})
 	}
 	if _, isObj := inst.(map[string]any); !isObj {
-		return withTool(fail(Fail(CodeInvalidArgs, "", "arguments must be a JSON object",
-			"send one JSON object matching the schema: "+compactSchema(e.tool.Schema)), "gateway.parse"), e.tool)
+		return refused(t, &ToolError{Code: CodeInvalidArgs, Reason: "arguments must be a JSON object",
+			Recovery: "send one JSON object matching the schema: " + compactSchema(t.Schema), Rule: "gateway.parse"})
 	}
-	p.args = raw
 	// T3: schema.
 	if err := e.schema.Validate(inst); err != nil {
 		field, reason := describeSchemaError(err)
-		return withTool(fail(Fail(CodeInvalidArgs, field, reason, "fix the argument and call again"), "gateway.schema"), e.tool)
+		return refused(t, &ToolError{Code: CodeInvalidArgs, Field: field, Reason: reason, Recovery: "fix the argument and call again",
+			Rule: "gateway.schema"})
 	}
 	// E4 fallback: nothing but reads in a read-only run.
-	if r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk) {
-		return withTool(fail(Fail(CodeReadOnlyRun, "", fmt.Sprintf("%s changes files; this run is read-only", name), ""), "run.read_only"), e.tool)
+	if r.opts.ReadOnly && !readOnlyRisk(t.Risk) {
+		return refused(t, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
+			Rule: "run.read_only"})
 	}
 	// T4-T6: the tool's own check: normalize, sandbox policy, preview.
-	c := &Check{Decision: Allow, Rule: "tool.no_check"}
-	if e.tool.Check != nil {
-		got, err := e.tool.Check(ctx, r.env, raw)
+	c := &Verdict{Decision: Allow, Rule: "tool.no_check"}
+	if t.Check != nil {
+		got, err := t.Check(ctx, r.env, raw)
 		if err != nil || got == nil {
 			// A check that cannot decide fails closed.
-			return withTool(fail(Fail(CodeInternal, "", "the call could not be checked", ""), "gateway.check_failed"), e.tool)
+			return refused(t, &ToolError{Code: CodeInternal, Reason: "the call could not be checked", Rule: "gateway.check_failed"})
 		}
 		c = got
 	}
 	// T5: policy rules and defaults.
-	d, rule := r.opts.Policy.Decide(e.tool, c)
+	p := prepared{tool: t, args: raw}
+	d, rule := r.opts.Policy.Decide(t, c)
 	p.verdict = Verdict{Decision: d, Rule: rule, Subject: c.Subject, Preview: c.Preview, Reason: c.Reason}
-	if d == Deny {
-		code, reason := c.Code, c.Reason
-		if c.Decision != Deny { // denied by a policy rule or risk default
-			code, reason = deniedCode(e.tool.Risk), "denied by policy"
+	if d != Deny {
+		return p
+	}
+	recovery := "do not retry this call; choose another way or ask the user"
+	if c.Decision == Deny { // the tool's own deny: its code, field and reason
+		p.verdict.Code, p.verdict.Field = c.Code, c.Field
+		if p.verdict.Code == "" {
+			p.verdict.Code = CodeApprovalDenied
 		}
-		if code == "" {
-			code = CodeApprovalDenied
-		}
-		field := c.Field
-		if c.Decision != Deny {
-			field = ""
-		}
-		recovery := "do not retry this call; choose another way or ask the user"
-		if code == CodePathOutsideRoot {
+		if p.verdict.Code == CodePathOutsideRoot {
 			recovery = "use a path inside the workspace, relative to its root"
 		}
-		res := Fail(code, field, reason, recovery)
-		p.fail, p.verdict.Code, p.verdict.Reason = &res, code, reason
+	} else { // denied by a policy rule or risk default
+		p.verdict.Code, p.verdict.Reason = deniedCode(t.Risk), "denied by policy"
 	}
+	p.refusal = p.verdict.refusal(recovery)
 	return p
 }
-
-func withTool(p prepared, t *Tool) prepared { p.tool = t; return p }
 
 // deniedCode is the code of a policy deny for a risk.
 func deniedCode(k Risk) Code {
@@ -222,72 +217,45 @@ func deniedCode(k Risk) Code {
 
 // execute runs the approval and execution steps of a prepared call.
 func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Result, error) {
-	if p.fail != nil {
-		return *p.fail, nil
+	if p.refusal != nil {
+		return p.refusal.Result(), nil
 	}
-	name := p.tool.Name
+	t := p.tool
+	env := *r.env // this call's copy: the run's approvals and this verdict
+	env.approvals = r.ask
 	switch {
 	case p.verdict.Decision == Allow:
 		rec.ApprovedBy = "policy"
-		if p.tool.Risk == RiskWrite {
-			ctx = withPreapproved(ctx)
-		}
-	case p.tool.Risk == RiskWrite:
+		env.preapproved = t.Risk == RiskWrite
+	case t.Risk == RiskWrite:
 		// T7 for writes is the diff the user approves in the editor (E6).
 		rec.ApprovedBy = "diff"
-	case r.opts.Session.allowed(name, p.verdict.Subject):
-		rec.ApprovedBy = "session"
 	default:
-		res, by := r.approve(ctx, p)
-		if res != nil {
-			return *res, nil
+		by, refusal := r.ask.call(ctx, t, &p.verdict)
+		if refusal != nil {
+			return refusal.Result(), nil
 		}
 		rec.ApprovedBy = by
 	}
 	// T8: run, bounded in time, with panics contained.
 	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	res, err := r.run(cctx, p.tool, p.args)
+	res, err := r.run(cctx, t, &env, p.args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Fail(CodeInternal, "", "cancelled", ""), ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", name, r.opts.Timeout), "narrow the request"), nil
+			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", t.Name, r.opts.Timeout), "narrow the request"), nil
 		}
-		r.log.Error("Tool infrastructure error", slog.String("tool", name), slog.String("err", err.Error()))
+		r.log.Error("Tool infrastructure error", slog.String("tool", t.Name), slog.String("err", err.Error()))
 		return Fail(CodeInternal, "", "the tool failed: "+err.Error(), ""), nil
 	}
 	// T9: result checks.
 	return checkResult(res, r.env.Root), nil
 }
 
-// approve asks the user (T7) within the policy's timeout (T15). It returns
-// a non-nil result when the call must not run.
-func (r *Runner) approve(ctx context.Context, p prepared) (*Result, string) {
-	if r.opts.Approver == nil {
-		res := Fail(CodeApprovalRequired, "", p.tool.Name+" needs the user's approval and nobody can approve here",
-			"do without this call, or ask the user to allow it in the policy")
-		return &res, ""
-	}
-	actx, cancel := context.WithTimeout(ctx, r.opts.Policy.ApprovalTimeout)
-	defer cancel()
-	ans, err := r.opts.Approver.Approve(actx, &ApprovalRequest{Tool: p.tool.Name, Risk: p.tool.Risk,
-		Subject: p.verdict.Subject, Preview: p.verdict.Preview, Reason: p.verdict.Rule})
-	switch {
-	case err != nil:
-		r.log.Warn("Approval failed; denying", slog.String("tool", p.tool.Name), slog.String("err", err.Error()))
-	case ans.Answer == AnswerApprove:
-		return nil, "user"
-	case ans.Answer == AnswerAlways:
-		r.opts.Session.remember(p.tool.Name, p.verdict.Subject)
-		return nil, "user(always)"
-	}
-	res := Fail(CodeApprovalDenied, "", "the user did not approve "+p.tool.Name, "do not repeat the call; ask the user what to do instead")
-	return &res, ""
-}
-
-func (r *Runner) run(ctx context.Context, t *Tool, args []byte) (res Result, err error) {
+func (r *Runner) run(ctx context.Context, t *Tool, env *Env, args []byte) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("Tool panic", slog.String("tool", t.Name), slog.Any("panic", p),
@@ -295,7 +263,7 @@ func (r *Runner) run(ctx context.Context, t *Tool, args []byte) (res Result, err
 			res, err = Fail(CodeInternal, "", "the tool crashed; this is a bug in agentls", ""), nil
 		}
 	}()
-	return t.Run(ctx, r.env, args)
+	return t.Run(ctx, env, args)
 }
 
 func (r *Runner) allowedNames() []string {

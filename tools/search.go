@@ -59,7 +59,7 @@ func runSearch(ctx context.Context, env *Env, raw json.RawMessage) (Result, erro
 		Path    string `json:"path"`
 	}
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	re, err := regexp.Compile(a.Pattern)
 	if err != nil {
@@ -71,21 +71,21 @@ func runSearch(ctx context.Context, env *Env, raw json.RawMessage) (Result, erro
 	}
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	if env.Workspace == nil {
 		return Fail(CodeUnavailable, "", "file reading is not available in this run", ""), nil
 	}
 	root, f := openRoot(env)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	defer root.Close()
 	s := &searcher{env: env, root: root, re: re}
 	fi, err := root.Stat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return notFound(rel), nil
+		return notFound(rel).Result(), nil
 	case err != nil:
 		return Fail(CodeInvalidArgs, "path", "cannot access "+rel+": "+errReason(err), ""), nil
 	case fi.IsDir():

@@ -62,59 +62,54 @@ type sqlQueryArgs struct {
 
 // checkSQLQuery is the static step (T4-T6): the database path inside the
 // workspace and the query read-only, without opening anything.
-func checkSQLQuery(_ context.Context, env *Env, raw json.RawMessage) (*Check, error) {
+func checkSQLQuery(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
 	var a sqlQueryArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return denyCheck(CodeInvalidArgs, "args.decode", "arguments do not fit the tool"), nil
+		return denyArgs("arguments do not fit the tool"), nil
 	}
-	c, _ := sqlCheck(env, a)
-	return c, nil
+	v, _, _ := sqlCheck(env, a)
+	return v, nil
 }
 
 // sqlCheck returns the verdict on a and, when it allows, the database's
-// workspace-relative path.
-func sqlCheck(env *Env, a sqlQueryArgs) (*Check, string) {
-	rel, fail := resolveArg(env, "database", a.Database)
-	if fail != nil {
-		var te ToolError
-		_ = json.Unmarshal([]byte(fail.Content), &te)
-		return &Check{Decision: Deny, Code: fail.Code, Field: "database", Rule: sandbox.RuleOutsideRoot,
-			Reason: te.Reason, Subject: a.Database}, ""
+// workspace-relative path; a deny comes with its refusal.
+func sqlCheck(env *Env, a sqlQueryArgs) (*Verdict, string, *ToolError) {
+	rel, refusal := resolveArg(env, "database", a.Database)
+	if refusal != nil {
+		refusal.Recovery = "name an SQLite file inside the workspace, relative to its root"
+		return denied(refusal), "", refusal
 	}
 	subject := rel + ": " + oneLine(a.Query, 200)
 	info, err := sandbox.AnalyzeSQL(a.Query)
 	if err != nil {
-		reason := "the query is not one read-only statement"
-		if pe, ok := errors.AsType[*sandbox.PolicyError](err); ok {
-			reason = pe.Reason
+		pe, ok := errors.AsType[*sandbox.PolicyError](err)
+		if !ok {
+			pe = &sandbox.PolicyError{Rule: sandbox.RuleSQLNotReadOnly, Reason: "the query is not one read-only statement"}
 		}
-		return &Check{Decision: Deny, Code: CodeSQLNotReadOnly, Field: "query", Rule: sandbox.RuleSQLNotReadOnly,
-			Reason: reason, Subject: subject}, ""
+		refusal := policyRefusal(pe, "query")
+		refusal.Subject = subject
+		return denied(refusal), "", refusal
 	}
 	preview := fmt.Sprintf("read-only %s query on %s", info.Kind, rel)
 	if len(info.Tables) > 0 {
 		preview += "\nreads: " + oneLine(strings.Join(info.Tables, ", "), 300)
 	}
 	preview += "\n" + oneLine(info.Statement, 1000)
-	return &Check{Decision: Allow, Rule: "sql.read_only", Subject: subject, Preview: preview}, rel
+	return &Verdict{Decision: Allow, Rule: "sql.read_only", Subject: subject, Preview: preview}, rel, nil
 }
 
 func runSQLQuery(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	var a sqlQueryArgs
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
-	c, rel := sqlCheck(env, a) // again: Run must not trust that Check ran
-	if c.Decision == Deny {
-		recovery := "send one read-only query: SELECT, WITH … SELECT, VALUES, EXPLAIN or PRAGMA table_info(name)"
-		if c.Code != CodeSQLNotReadOnly {
-			recovery = "name an SQLite file inside the workspace, relative to its root"
-		}
-		return Fail(c.Code, c.Field, c.Reason, recovery), nil
+	_, rel, refusal := sqlCheck(env, a) // again: Run must not trust that Check ran
+	if refusal != nil {
+		return refusal.Result(), nil
 	}
 	root, f := openRoot(env)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	fi, err := root.Stat(rel)
 	root.Close()
@@ -144,7 +139,7 @@ func sqlFailure(ctx context.Context, rel string, err error) (Result, error) {
 	pe, isPolicy := errors.AsType[*sandbox.PolicyError](err)
 	switch {
 	case isPolicy:
-		return Fail(CodeSQLNotReadOnly, "query", pe.Reason, "send one read-only query"), nil
+		return policyRefusal(pe, "query").Result(), nil
 	case errors.Is(err, sandbox.ErrSQLTimeout):
 		return Fail(CodeTimeout, "query", fmt.Sprintf("the query ran longer than %s and was interrupted", sqlQueryLimits.Timeout),
 			"add a LIMIT, narrow the WHERE clause, or bound the recursion"), nil

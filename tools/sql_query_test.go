@@ -144,7 +144,7 @@ func TestSQLQuery_B3_Select(t *testing.T) {
 func TestSQLQuery_T5_Check(t *testing.T) {
 	h := newSQLHarness(t)
 	env := &Env{Root: h.root}
-	check := func(db, q string) *Check {
+	check := func(db, q string) *Verdict {
 		raw, _ := json.Marshal(map[string]string{"database": db, "query": q})
 		c, err := SQLQuery().Check(t.Context(), env, raw)
 		if err != nil {

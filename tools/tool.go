@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"time"
 
 	"github.com/agentls/agentls/sandbox"
@@ -36,54 +35,27 @@ type Tool struct {
 	// touches (paths, SQL, URL, command) and describes the effect, without
 	// any side effect: `agentls vet` runs it too. Nil means allow with no
 	// preview.
-	Check func(ctx context.Context, env *Env, args json.RawMessage) (*Check, error)
+	Check func(ctx context.Context, env *Env, args json.RawMessage) (*Verdict, error)
 
 	// Run executes the call. Tool failures are returned as a Result with
 	// IsError set; a non-nil error means infrastructure failure.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
 }
 
-// Decision is a policy verdict.
-type Decision string
-
-// The verdicts, from most to least permissive.
-const (
-	Allow Decision = "allow"
-	Ask   Decision = "ask"
-	Deny  Decision = "deny"
-)
-
-// Check is what a tool's static policy step found.
-type Check struct {
-	// Subject is the normalized thing the call touches, which policy
-	// patterns match: a workspace-relative path, a command, a URL, or
-	// "database: query". It must not contain secrets.
-	Subject string
-	// Decision is the tool's built-in verdict. Deny is final: no policy
-	// rule or approval can turn it into a run.
-	Decision Decision
-	Code     Code   // the error code of a deny
-	Field    string // the argument a deny is about, if one
-	Rule     string // the rule that decided, e.g. "sql.read_only"
-	Reason   string // safe to show to the model
-	// Safe says the tool's own analysis established that the call is
-	// harmless (a read-only command with safe arguments): a risk default
-	// of ask is lifted to allow. A risk default of deny still applies.
-	Safe bool
-	// Preview describes the effect for the person approving it: a diff,
-	// command and working directory, method and URL, SQL objects.
-	Preview string
-}
-
-// Env is what a tool may use while running. Every field but Logger is
-// required for the tools that use it; a nil interface means the capability
-// is absent in this run and the tool reports that as a tool error.
+// Env is what a tool may use while running, shared by every call of a run.
+// A nil interface means the capability is absent in this run and the tool
+// reports that as a tool error. The [Runner] hands each call a copy that
+// also holds the run's approvals and whether the policy allowed the call
+// outright; tools read those through the copy, never through the context.
 type Env struct {
 	// Root is the absolute workspace root with symlinks resolved.
-	Root      string
+	Root string
+	// Workspace reads files as the user sees them (open buffers first).
 	Workspace Workspace
-	Edits     EditProposer
-	Findings  FindingSink
+	// Edits shows proposed file changes to the user; nil means no changes.
+	Edits EditProposer
+	// Findings receives review findings; nil means none are collected.
+	Findings FindingSink
 	// Sync gets approved edits that still sit in editor buffers onto the
 	// disk before a process reads it (run_command); it returns the paths
 	// still unsaved. Nil means edits are on disk already.
@@ -91,20 +63,28 @@ type Env struct {
 	// Reads tracks what the model has seen of each file (T17); nil
 	// disables the check.
 	Reads *ReadTracker
-	// Approver asks the user directly (human_confirm); nil means nobody can.
-	Approver Approver
 	// Home is the user's home directory, so that shell analysis treats
 	// absolute paths into it like ~/…; "" is fine (~ is still outside).
 	Home string
-	// ShellRules extend the shell analyser's command table (policy file).
+	// Limits are the policy's settings for what tools reach ([Policy.Apply]).
+	Limits Limits
+
+	// Set by the Runner on the copy it gives one call.
+	approvals   *approvals // the run's questions to the user; nil outside a Runner
+	preapproved bool       // the policy allowed this write outright
+}
+
+// Limits are the policy file's settings for what tools may reach while
+// running; the zero value is the most restrictive.
+type Limits struct {
+	// HTTP is the network policy of http_fetch; nil means no network.
+	HTTP *sandbox.HTTPPolicy
+	// ShellRules extend the shell analyser's command table.
 	ShellRules []sandbox.CommandRule
 	// CommandTimeout caps run_command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
-	// CommandNetwork lets run_command use the network (policy file).
+	// CommandNetwork lets run_command use the network.
 	CommandNetwork bool
-	// HTTP is the network policy of http_fetch; nil means no network.
-	HTTP   *sandbox.HTTPPolicy
-	Logger *slog.Logger
 }
 
 // Workspace reads workspace files as the user sees them.
@@ -124,6 +104,10 @@ type FileChange struct {
 	New    []byte
 	Create bool // the file does not exist yet
 	Tool   string
+	// Preapproved says the policy allowed this change outright (an allow
+	// rule), so the proposer applies it without asking. False, the zero
+	// value, means the user confirms it first (E6).
+	Preapproved bool
 }
 
 // HunkOutcome says whether one hunk of a [FileChange] landed.
@@ -146,9 +130,12 @@ type EditOutcome struct {
 
 // EditProposer shows a [FileChange] to the user and reports what landed.
 //
-// Propose blocks until the user answered, the context is done, or the
-// proposer's own timeout passed; a timeout or a lost client is a refusal
-// (Applied false), not an error. It must be safe for concurrent use.
+// Propose lets the user confirm a change that is not
+// [FileChange.Preapproved] (a diff preview, a question) and applies a
+// preapproved one without asking. It blocks until the user answered, the
+// context is done, or the policy's approval timeout passed; a timeout or a
+// lost client is a refusal (Applied false), not an error. It must be safe
+// for concurrent use.
 type EditProposer interface {
 	Propose(ctx context.Context, change *FileChange) (*EditOutcome, error)
 }

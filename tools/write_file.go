@@ -29,14 +29,14 @@ func runWriteFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 		Content string `json:"content"`
 	}
 	if f := decodeArgs(raw, &a); f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	if env.Edits == nil {
 		return Fail(CodeUnavailable, "", "file changes are not available in this run", ""), nil
 	}
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
-		return *f, nil
+		return f.Result(), nil
 	}
 	if rel == "." {
 		return Fail(CodeInvalidArgs, "path", "the path is the workspace root", "name a file"), nil
@@ -45,8 +45,11 @@ func runWriteFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 		return gitRefusal(), nil
 	}
 	old, exists, f, err := loadFile(ctx, env, rel)
-	if f != nil || err != nil {
-		return deref(f), err
+	if err != nil {
+		return Result{}, err
+	}
+	if f != nil {
+		return f.Result(), nil
 	}
 	if exists && env.Reads.stale(rel, old) {
 		return staleResult(rel), nil

@@ -22,7 +22,7 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return 2
 	}
 	ap := cliApprover{all: *approve == "all", w: stderr}
-	edits := &tools.DiskProposer{Approver: ap}
+	edits := &tools.DiskProposer{}
 	runner, err := g.runner(tools.ProfileHeadless, ap, edits)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls call: %v\n", err)

@@ -37,13 +37,13 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "agentls vet: --resolve %q: want HOST:PORT:ADDR\n", r)
 			return 2
 		}
-		if g.env.HTTP == nil {
-			g.env.HTTP = &sandbox.HTTPPolicy{}
+		if g.env.Limits.HTTP == nil {
+			g.env.Limits.HTTP = &sandbox.HTTPPolicy{}
 		}
-		if g.env.HTTP.Resolve == nil {
-			g.env.HTTP.Resolve = map[string][]string{}
+		if g.env.Limits.HTTP.Resolve == nil {
+			g.env.Limits.HTTP.Resolve = map[string][]string{}
 		}
-		g.env.HTTP.Resolve[host] = append(g.env.HTTP.Resolve[host], addr)
+		g.env.Limits.HTTP.Resolve[host] = append(g.env.Limits.HTTP.Resolve[host], addr)
 	}
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 64<<10), 4<<20)
@@ -130,7 +130,7 @@ func (g *gateway) runner(defaultProfile string, approver tools.Approver, edits t
 	}
 	reg := tools.NewRegistry()
 	reg.MustRegister(tools.Builtins()...)
-	g.env = &tools.Env{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits, Approver: approver}
+	g.env = &tools.Env{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits}
 	policy.Apply(g.env)
 	return tools.NewRunner(reg, g.env, &tools.RunnerOptions{Allowed: reg.Names(), Policy: policy, Approver: approver}), nil
 }

@@ -1,0 +1,64 @@
+package tools
+
+// Decision is an allow / ask / deny verdict. It is the one decision type
+// of the gateway: tool checks, policy rules, risk defaults, the audit log
+// and `agentls vet` all use it. Its values match the sandbox's, so that it
+// can become an alias of the sandbox's decision type.
+type Decision string
+
+// The decisions, from most to least permissive.
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+)
+
+// stricter reports whether a is stricter than b.
+func stricter(a, b Decision) bool { return rank(a) > rank(b) }
+
+func rank(d Decision) int {
+	switch d {
+	case Allow:
+		return 0
+	case Ask:
+		return 1
+	}
+	return 2 // deny, and anything unknown: fail closed
+}
+
+// Verdict is a decision on one call and what it is about. A tool's static
+// policy step ([Tool.Check]) returns its own verdict; the gateway combines
+// it with the policy into the verdict that decides the call, which is what
+// [Runner.Vet] returns and `agentls vet` prints (the fields with JSON
+// names).
+type Verdict struct {
+	// Decision is final when Deny: no policy rule or approval can turn a
+	// tool's deny into a run.
+	Decision Decision `json:"decision"`
+	Code     Code     `json:"code,omitempty"`   // the error code of a deny
+	Reason   string   `json:"reason,omitempty"` // safe to show to the model
+	Rule     string   `json:"rule,omitempty"`   // the rule that decided, e.g. "sql.read_only"
+	// Subject is the normalized thing the call touches, which policy
+	// patterns match: a workspace-relative path, a command, a URL, or
+	// "database: query". It must not contain secrets.
+	Subject string `json:"subject,omitempty"`
+	Field   string `json:"-"` // the argument a deny is about, if one
+	// Safe says the tool's own analysis established that the call is
+	// harmless (a read-only command with safe arguments): a risk default
+	// of ask is lifted to allow. A risk default of deny still applies.
+	Safe bool `json:"-"`
+	// Preview describes the effect for the person approving it: a diff,
+	// command and working directory, method and URL, SQL objects.
+	Preview string `json:"-"`
+}
+
+// denied returns the deny verdict of a refusal.
+func denied(e *ToolError) *Verdict {
+	return &Verdict{Decision: Deny, Code: e.Code, Field: e.Field, Rule: e.Rule, Reason: e.Reason, Subject: e.Subject}
+}
+
+// refusal returns the tool error of a deny verdict, with the recovery
+// advice the model gets.
+func (v *Verdict) refusal(recovery string) *ToolError {
+	return &ToolError{Code: v.Code, Field: v.Field, Reason: v.Reason, Recovery: recovery, Rule: v.Rule, Subject: v.Subject}
+}
