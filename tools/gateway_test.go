@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fakeApprover answers with a fixed answer, or blocks, or fails.
@@ -241,5 +242,44 @@ func TestGateway_A15_LargeResultsSpillToWorkspace(t *testing.T) {
 	}
 	if strings.Contains(res.Content, root) {
 		t.Error("the summary leaks the host path")
+	}
+}
+
+// TestGateway_T9_ResultIsCleaned: whatever a tool returns, the model gets
+// valid UTF-8 without NUL bytes, bounded in size even where nothing can
+// be spilled (no workspace): invalid bytes and NULs become U+FFFD, and a
+// cut says how much was cut.
+func TestGateway_T9_ResultIsCleaned(t *testing.T) {
+	for _, c := range []struct {
+		name, out, want string
+		isError         bool
+	}{
+		{"nul and invalid bytes", "a\x00b\xffc\xe2\x82", "a\uFFFDb\uFFFDc\uFFFD", false},
+		{"in an error result too", "exit code 1\n\x00\xfe", "exit code 1\n\uFFFD\uFFFD", true},
+		{"clean text untouched", "héllo\tworld\n", "héllo\tworld\n", false},
+	} {
+		reg := NewRegistry()
+		reg.MustRegister(&Tool{Name: "dirty", Description: "x", Risk: RiskNone, Schema: json.RawMessage(`{"type":"object"}`),
+			Run: func(context.Context, *Env, json.RawMessage) (Result, error) {
+				return Result{Content: c.out, IsError: c.isError, Code: map[bool]Code{true: CodeInternal}[c.isError]}, nil
+			}})
+		res, err := NewRunner(reg, &Env{Root: t.TempDir()}, &RunnerOptions{Allowed: []string{"dirty"}}).Call(t.Context(), "dirty", `{}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Content != c.want || res.IsError != c.isError {
+			t.Errorf("%s: content %q (error %v), want %q", c.name, res.Content, res.IsError, c.want)
+		}
+	}
+	big := strings.Repeat("x", MaxResultChars) + "\x00" + strings.Repeat("y", MaxResultChars)
+	reg := NewRegistry()
+	reg.MustRegister(&Tool{Name: "big", Description: "x", Risk: RiskNone, Schema: json.RawMessage(`{"type":"object"}`),
+		Run: func(context.Context, *Env, json.RawMessage) (Result, error) { return Result{Content: big}, nil }})
+	res, err := NewRunner(reg, &Env{}, &RunnerOptions{Allowed: []string{"big"}}).Call(t.Context(), "big", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Content); n > MaxResultChars+100 || !strings.Contains(res.Content, "bytes cut") || !utf8.ValidString(res.Content) {
+		t.Errorf("uncut result: %d bytes, ends %q", n, res.Content[len(res.Content)-40:])
 	}
 }

@@ -73,6 +73,7 @@ type harness struct {
 	edits               *fakeProposer
 	sink                *fakeSink
 	reg                 *Registry
+	reads               *ReadTracker // nil: no stale-file check (T17)
 	noEdits, noFindings bool
 }
 
@@ -122,7 +123,7 @@ func writeFile(t *testing.T, name, content string) {
 }
 
 func (h *harness) env() *Env {
-	env := &Env{Root: h.root, Workspace: h.ws, Edits: h.edits, Findings: h.sink}
+	env := &Env{Root: h.root, Workspace: h.ws, Edits: h.edits, Findings: h.sink, Reads: h.reads}
 	if h.noEdits {
 		env.Edits = nil
 	}

@@ -139,7 +139,7 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 	e, ok := r.reg.lookup(name)
 	if !ok || !slices.Contains(r.opts.Allowed, name) {
 		if ok && r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk) {
-			return refused(nil, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
+			return refused(e.tool, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
 				Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.read_only"})
 		}
 		return refused(nil, &ToolError{Code: CodeUnknownTool, Reason: fmt.Sprintf("no tool named %q", cut(name, 64)),
