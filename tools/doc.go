@@ -8,6 +8,15 @@
 // (file changes become proposals the user approves) and [FindingSink]
 // (review findings). The lspserver package implements them.
 //
+// Allow / ask / deny is one [Decision], carried in one [Verdict] from a
+// tool's check through the policy to the audit log and `agentls vet`.
+// Refusals travel inside the package as [*ToolError] values (a sandbox
+// policy error becomes one in policyRefusal) and become the model-facing
+// [Result] in one place, [ToolError.Result]. Questions to the user go
+// through one [Approver] with one timeout, the policy's
+// ([Policy.QuestionTimeout]); whether the policy allowed a change outright
+// travels in [FileChange.Preapproved], never in the context.
+//
 // Tool failures are [Result] values with IsError set, never Go errors; a Go
 // error from a tool means broken infrastructure (a cancelled context, a
 // closed connection).

@@ -62,7 +62,9 @@ func checkHTTPFetch(_ context.Context, env *Env, raw json.RawMessage) (*Verdict,
 	}
 	u, fail := checkFetchURL(env, a)
 	if fail != nil {
-		return denied(fetchError(fail)), nil
+		v := denied(fetchError(fail))
+		v.Subject = "" // a refused URL has no normalized form
+		return v, nil
 	}
 	return &Verdict{Decision: Ask, Rule: "http.allowlisted", Subject: u, Preview: fetchMethod(a) + " " + u}, nil
 }
