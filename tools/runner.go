@@ -228,7 +228,8 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 		rec.ApprovedBy = "policy"
 		env.preapproved = t.Risk == RiskWrite
 	case t.Risk == RiskWrite:
-		// T7 for writes is the diff the user approves in the editor (E6).
+		// T7 for writes is the diff the user approves in the editor (E6),
+		// or the gateway's question for a proposer that shows nothing.
 		rec.ApprovedBy = "diff"
 	default:
 		by, refusal := r.ask.call(ctx, t, &p.verdict)

@@ -75,7 +75,8 @@ type Env struct {
 }
 
 // Limits are the policy file's settings for what tools may reach while
-// running; the zero value is the most restrictive.
+// running; the zero value means no network and the default command
+// timeout.
 type Limits struct {
 	// HTTP is the network policy of http_fetch; nil means no network.
 	HTTP *sandbox.HTTPPolicy
@@ -104,9 +105,10 @@ type FileChange struct {
 	New    []byte
 	Create bool // the file does not exist yet
 	Tool   string
-	// Preapproved says the policy allowed this change outright (an allow
-	// rule), so the proposer applies it without asking. False, the zero
-	// value, means the user confirms it first (E6).
+	// Preapproved says the change needs no confirmation by the proposer:
+	// the policy allowed it outright (an allow rule), or the gateway asked
+	// the user already because the proposer shows nothing ([DiskProposer]).
+	// False, the zero value, means the user confirms it first (E6).
 	Preapproved bool
 }
 
