@@ -166,7 +166,7 @@ func (r *run) splitForCompaction() (head, span, tail []Message) {
 func (r *run) summarize(ctx context.Context, span []Message, turn int) (string, error) {
 	req := &Request{
 		Messages: []Message{
-			{Role: RoleSystem, Content: prompts.Compact(prompts.CompactData{Mode: r.opts.Mode})},
+			{Role: RoleSystem, Content: prompts.Compact(prompts.CompactData{Brief: r.opts.Mode.Brief()})},
 			{Role: RoleUser, Content: transcript(span, r.opts.ContextTokens*4/2)},
 		},
 		Background: true, // fails fast on overload: the breaker decides

@@ -33,7 +33,7 @@ func TestCompact_A9_TriggeredByReportedUsage(t *testing.T) {
 		{Content: "done"},
 	}}
 	var events []Event
-	out := Run(t.Context(), &RunOptions{Model: m, Tools: &fakeRunner{}, ContextTokens: 1000, Mode: "plan",
+	out := Run(t.Context(), &RunOptions{Model: m, Tools: &fakeRunner{}, ContextTokens: 1000, Mode: ModePlan,
 		Task: prompts.TaskData{Instruction: "look"}, Reporter: ReporterFunc(func(e Event) { events = append(events, e) })})
 	if out.Status != StatusDone || out.Compactions != 1 {
 		t.Fatalf("outcome = %+v", out)

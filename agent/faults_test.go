@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/tools"
 )
 
 // Script lines shared by the faults.
@@ -411,16 +410,24 @@ func (panicModel) Stream(context.Context, *agent.Request, func(string)) (*agent.
 
 // subAgentFaults run the agent tool (A10).
 func subAgentFaults() []fault {
-	withAgent := func(tool *tools.Tool) func(h *harness) {
+	// withAgent gives the run the agent tool that opts builds from the
+	// run's own options.
+	withAgent := func(opts *agent.SubAgentOptions, model agent.Model) func(h *harness) {
 		return func(h *harness) {
-			h.reg.MustRegister(tool)
-			h.opts.Tools = h.runner(append(slices.Clone(tools.PlanTools), agent.SubAgentToolName))
+			h.opts.Tools = h.runner(append(agent.ModePlan.Tools(false), agent.SubAgentToolName))
+			parent := h.opts
+			if model != nil { // a sub-agent with a model of its own
+				p := *h.opts
+				p.Model = model
+				parent = &p
+			}
+			h.reg.MustRegister(agent.SubAgentTool(parent, opts))
 		}
 	}
 	callAgent := `{"tool_calls":[{"id":"p1","name":"agent","arguments":{"task":"Find what main.go prints."}}]}`
 	return []fault{
 		{name: "sub-agent panics", req: "A10", script: lines(callAgent, final),
-			setup: withAgent(agent.SubAgentTool(panicModel{}, nil, nil)),
+			setup: withAgent(nil, panicModel{}),
 			check: func(t *testing.T, h *harness, out *agent.Outcome, _ time.Duration) {
 				wantDone(t, out, "main.go prints hi.")
 				wantSteps(t, out, "agent=internal")
@@ -430,7 +437,7 @@ func subAgentFaults() []fault {
 		{name: "sub-agent tries to start a sub-agent", req: "A10", script: lines(callAgent,
 			`{"tool_calls":[{"id":"s1","name":"agent","arguments":{"task":"recurse"}}]}`,
 			`{"content":"main.go prints hi (sub-agent)."}`, final),
-			setup: withAgent(agent.SubAgentTool(nil, nil, nil)),
+			setup: withAgent(nil, nil),
 			check: func(t *testing.T, h *harness, out *agent.Outcome, _ time.Duration) {
 				wantDone(t, out, "main.go prints hi.")
 				wantSteps(t, out, "agent")
@@ -445,7 +452,7 @@ func subAgentFaults() []fault {
 				wantRequestHas(t, h, 3, "Sub-agent report (2 turns, 1 tool calls)", "main.go prints hi (sub-agent).")
 			}},
 		{name: "sub-agent hits its turn limit", req: "A10", script: lines(callAgent, readMain, readReadme, final),
-			setup: withAgent(agent.SubAgentTool(nil, nil, &agent.SubAgentOptions{MaxTurns: 2})),
+			setup: withAgent(&agent.SubAgentOptions{MaxTurns: 2}, nil),
 			check: func(t *testing.T, h *harness, out *agent.Outcome, _ time.Duration) {
 				wantDone(t, out, "main.go prints hi.")
 				wantSteps(t, out, "agent=internal")

@@ -88,7 +88,7 @@ func newHarness(t *testing.T, root, script string) *harness {
 	h.reg = tools.NewRegistry()
 	h.reg.MustRegister(tools.Builtins()...)
 	h.opts = &agent.RunOptions{
-		Tools: h.runner(tools.PlanTools), Mode: "plan",
+		Tools: h.runner(agent.ModePlan.Tools(false)), Mode: agent.ModePlan,
 		Task:     prompts.TaskData{Instruction: "Look at main.go."},
 		Reporter: agent.ReporterFunc(h.report), Logger: log,
 		NewRunner: func(allowed []string) agent.ToolRunner { return h.runner(allowed) },

@@ -54,7 +54,7 @@ const (
 type RunOptions struct {
 	Model    Model
 	Tools    ToolRunner
-	Mode     string // plan, review or execute
+	Mode     Mode // briefs the model in the system prompt; Tools decides what it can do
 	Task     prompts.TaskData
 	MaxTurns int // zero means DefaultMaxTurns
 	Reporter Reporter
@@ -136,8 +136,8 @@ func Run(ctx context.Context, opts *RunOptions) *Outcome {
 	if o.Normalizers == nil {
 		o.Normalizers = DefaultNormalizers()
 	}
-	if parent := scopeOf(ctx); parent != nil {
-		r.depth = parent.depth + 1
+	if d, nested := callerDepth(ctx); nested {
+		r.depth = d + 1
 	}
 	switch {
 	case r.depth > maxNesting:
@@ -167,7 +167,7 @@ func (r *run) loop(ctx context.Context) *Outcome {
 	r.specs = specs
 	sys := r.opts.SystemPrompt
 	if sys == "" {
-		sys = prompts.System(prompts.SystemData{Mode: r.opts.Mode, Tools: names})
+		sys = prompts.System(prompts.SystemData{Brief: r.opts.Mode.Brief(), Tools: names})
 	}
 	task := r.opts.Task
 	task.Instruction = r.expandInput(ctx, task.Instruction)
@@ -178,7 +178,7 @@ func (r *run) loop(ctx context.Context) *Outcome {
 		}
 	}
 	r.msgs = append(r.msgs, Message{Role: RoleUser, Content: prompts.Task(task)})
-	toolCtx := withScope(ctx, &scope{depth: r.depth, opts: r.opts, rep: r.rep, log: r.log})
+	toolCtx := withCaller(ctx, r.depth)
 	for turn := 1; ; turn++ {
 		if turn > r.opts.MaxTurns {
 			return r.finish(StatusFailed, fmt.Sprintf("stopped after %d model turns without finishing", r.opts.MaxTurns),

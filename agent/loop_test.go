@@ -71,7 +71,7 @@ func (f *fakeRunner) Call(ctx context.Context, name, args string) (tools.Result,
 func runWith(t *testing.T, ctx context.Context, m Model, r ToolRunner, maxTurns int) (*Outcome, []Event) {
 	t.Helper()
 	var events []Event
-	out := Run(ctx, &RunOptions{Model: m, Tools: r, Mode: "plan", Task: prompts.TaskData{Instruction: "do it"},
+	out := Run(ctx, &RunOptions{Model: m, Tools: r, Mode: ModePlan, Task: prompts.TaskData{Instruction: "do it"},
 		MaxTurns: maxTurns, Reporter: ReporterFunc(func(e Event) { events = append(events, e) })})
 	return out, events
 }

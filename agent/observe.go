@@ -59,26 +59,21 @@ func slogLevel(l Level) slog.Level {
 	return slog.LevelDebug
 }
 
-// scope is what a run lends to the tools it calls, through their context:
-// its nesting depth (for the sub-agent depth check, A10), its options (the
-// model and runner factory a sub-agent inherits) and its Reporter (which
-// receives the sub-agent's events).
-type scope struct {
-	depth int
-	opts  *RunOptions
-	rep   Reporter
-	log   *slog.Logger
+// callerKey holds, in the context of a tool call, the nesting depth of the
+// run that made the call: 0 for the user's run, 1 for a sub-agent. It is
+// the one decision a context carries besides cancellation and deadlines,
+// so that a run started from a tool knows it is nested (A10) without the
+// tool passing it along.
+type callerKey struct{}
+
+// withCaller marks ctx as belonging to a tool call of a run at depth.
+func withCaller(ctx context.Context, depth int) context.Context {
+	return context.WithValue(ctx, callerKey{}, depth)
 }
 
-type scopeKey struct{}
-
-func withScope(ctx context.Context, s *scope) context.Context {
-	return context.WithValue(ctx, scopeKey{}, s)
-}
-
-// scopeOf returns the scope of the run whose tool call ctx belongs to, or
-// nil outside any run.
-func scopeOf(ctx context.Context) *scope {
-	s, _ := ctx.Value(scopeKey{}).(*scope)
-	return s
+// callerDepth returns the depth of the run whose tool call ctx belongs to;
+// ok is false outside any run.
+func callerDepth(ctx context.Context) (depth int, ok bool) {
+	depth, ok = ctx.Value(callerKey{}).(int)
+	return depth, ok
 }

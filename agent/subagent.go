@@ -22,9 +22,9 @@ const DefaultSubAgentTurns = 10
 
 // SubAgentOptions configures the agent tool. The zero value is usable.
 type SubAgentOptions struct {
-	// Tools are the tools a sub-agent may be given; nil means
-	// tools.PlanTools. "agent" is always removed, and a sub-agent never
-	// gets a tool its parent run does not have.
+	// Tools are the tools a sub-agent may be given; nil means the plan
+	// tools (ModePlan.Tools). "agent" is always removed, and a sub-agent
+	// never gets a tool its parent run does not have.
 	Tools []string
 	// MaxTurns is each sub-agent's hard turn limit; zero means
 	// DefaultSubAgentTurns. A tool call in progress finishes first.
@@ -34,28 +34,33 @@ type SubAgentOptions struct {
 	MaxDepth int
 }
 
-// SubAgentTool returns the agent tool (A10, B7): it runs a nested agent on
-// a task with a subset of the tools and returns its final answer as the
-// tool result. Defences against recursion, in three layers: the
-// sub-agent's prompt says it cannot spawn agents, its tool list has no
+// SubAgentTool returns the agent tool of one run (A10, B7): it runs a
+// nested agent on a task with a subset of the tools and returns its final
+// answer as the tool result. Defences against recursion, in three layers:
+// the sub-agent's prompt says it cannot spawn agents, its tool list has no
 // agent tool, and a depth check at run time refuses to start a sub-agent
 // from a sub-agent anyway. Its requests are background requests (they fail
 // fast when the server is overloaded). A panic or a failure of the
 // sub-agent comes back as the error result "Sub-agent failed: <summary>";
 // only the parent's cancellation is a Go error.
 //
-// model and newRunner may be nil: the tool then uses the Model and
-// RunOptions.NewRunner of the run that calls it, so one tool can be
-// registered once for every run. newRunner must return a gateway over the
-// named tools with the same environment, policy and approvals as the
-// parent's.
-func SubAgentTool(model Model, newRunner func(allowed []string) ToolRunner, opts *SubAgentOptions) *tools.Tool {
-	a := &subAgent{model: model, newRunner: newRunner}
+// parent is the options of the run the tool belongs to, so build one tool
+// per run. It is read when the tool is called, which lets the tool be one
+// of parent.Tools: a sub-agent uses parent.Model, gets its tools from
+// parent.NewRunner (a subset of parent.Tools), and inherits parent's Mode,
+// Strict, ContextTokens, Logger and Reporter (which receives the
+// sub-agent's events). Without a Model or a NewRunner the tool answers
+// that sub-agents are not available.
+func SubAgentTool(parent *RunOptions, opts *SubAgentOptions) *tools.Tool {
+	a := &subAgent{parent: parent}
+	if a.parent == nil {
+		a.parent = &RunOptions{}
+	}
 	if opts != nil {
 		a.opts = *opts
 	}
 	if a.opts.Tools == nil {
-		a.opts.Tools = tools.PlanTools
+		a.opts.Tools = ModePlan.Tools(false)
 	}
 	if a.opts.MaxTurns <= 0 {
 		a.opts.MaxTurns = DefaultSubAgentTurns
@@ -84,10 +89,29 @@ func SubAgentTool(model Model, newRunner func(allowed []string) ToolRunner, opts
 	}
 }
 
+// subAgent is the agent tool of one run.
 type subAgent struct {
-	model     Model
-	newRunner func([]string) ToolRunner
-	opts      SubAgentOptions
+	parent *RunOptions
+	opts   SubAgentOptions
+}
+
+// caller is the side of the parent run a sub-agent reports to.
+type caller struct {
+	depth int
+	rep   Reporter
+	log   *slog.Logger
+}
+
+func (a *subAgent) caller(ctx context.Context) *caller {
+	c := &caller{rep: a.parent.Reporter, log: a.parent.Logger}
+	c.depth, _ = callerDepth(ctx) // outside a run: called as the user's run would
+	if c.rep == nil {
+		c.rep = ReporterFunc(func(Event) {})
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c
 }
 
 type subAgentArgs struct {
@@ -101,11 +125,8 @@ func failed(summary string) tools.Result {
 }
 
 func (a *subAgent) run(ctx context.Context, _ *tools.Env, raw json.RawMessage) (res tools.Result, err error) {
-	parent := scopeOf(ctx)
-	if parent == nil {
-		parent = &scope{rep: ReporterFunc(func(Event) {}), log: slog.New(slog.DiscardHandler), opts: &RunOptions{}}
-		ctx = withScope(ctx, parent)
-	}
+	parent := a.caller(ctx)
+	ctx = withCaller(ctx, parent.depth) // the sub-agent runs one level below
 	defer func() {
 		if p := recover(); p != nil {
 			parent.log.Error("Sub-agent panic", slog.String("panic", clip(fmt.Sprint(p), 300)), slog.String("stack", string(debug.Stack())))
@@ -123,20 +144,14 @@ func (a *subAgent) run(ctx context.Context, _ *tools.Env, raw json.RawMessage) (
 		return tools.Fail(tools.CodePolicyDenied, "", "sub-agents cannot start sub-agents",
 			"do the task yourself with your own tools"), nil
 	}
-	model, newRunner := a.model, a.newRunner
-	if model == nil {
-		model = parent.opts.Model
-	}
-	if newRunner == nil {
-		newRunner = parent.opts.NewRunner
-	}
+	model, newRunner := a.parent.Model, a.parent.NewRunner
 	if model == nil || newRunner == nil {
 		return tools.Fail(tools.CodeUnavailable, "", "sub-agents are not available in this run", "do the task yourself"), nil
 	}
-	allowed, missing := a.allowed(args.Tools, parent)
+	allowed, missing := a.allowed(args.Tools)
 	if len(allowed) == 0 {
 		return tools.Fail(tools.CodeInvalidArgs, "tools", "none of these tools can be given to a sub-agent",
-			"leave tools out, or use some of: "+strings.Join(a.base(parent), ", ")), nil
+			"leave tools out, or use some of: "+strings.Join(a.base(), ", ")), nil
 	}
 	runner := withoutAgent{newRunner(allowed)}
 	var names []string
@@ -151,9 +166,9 @@ func (a *subAgent) run(ctx context.Context, _ *tools.Env, raw json.RawMessage) (
 		}
 	})
 	out := Run(ctx, &RunOptions{
-		Model: model, Tools: runner, Mode: parent.opts.Mode, Task: prompts.TaskData{Instruction: args.Task},
+		Model: model, Tools: runner, Mode: a.parent.Mode, Task: prompts.TaskData{Instruction: args.Task},
 		MaxTurns: a.opts.MaxTurns, Reporter: forward, Logger: parent.log,
-		Strict: parent.opts.Strict, ContextTokens: parent.opts.ContextTokens, Background: true,
+		Strict: a.parent.Strict, ContextTokens: a.parent.ContextTokens, Background: true,
 		SystemPrompt: prompts.SubAgent(prompts.SubAgentData{Tools: names, MaxTurns: a.opts.MaxTurns, ReadOnly: readOnly}),
 	})
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -175,7 +190,7 @@ func (a *subAgent) run(ctx context.Context, _ *tools.Env, raw json.RawMessage) (
 }
 
 // report tells the parent's observer that a sub-agent failed.
-func (a *subAgent) report(parent *scope, res tools.Result) tools.Result {
+func (a *subAgent) report(parent *caller, res tools.Result) tools.Result {
 	parent.rep.Report(Event{Kind: EventWarning, Level: LevelWarning, Tool: SubAgentToolName, Code: "subagent_failed",
 		Message: clip(res.Content, 300), Depth: parent.depth})
 	parent.log.Warn("Sub-agent failed", slog.String("detail", clip(res.Content, 300)))
@@ -183,16 +198,16 @@ func (a *subAgent) report(parent *scope, res tools.Result) tools.Result {
 }
 
 // base is the tools any sub-agent of this parent may get.
-func (a *subAgent) base(parent *scope) []string {
+func (a *subAgent) base() []string {
 	var have []string
-	if parent.opts.Tools != nil {
-		for _, t := range parent.opts.Tools.Tools() {
+	if a.parent.Tools != nil {
+		for _, t := range a.parent.Tools.Tools() {
 			have = append(have, t.Name)
 		}
 	}
 	var out []string
 	for _, n := range a.opts.Tools {
-		if n != SubAgentToolName && (parent.opts.Tools == nil || slices.Contains(have, n)) {
+		if n != SubAgentToolName && (a.parent.Tools == nil || slices.Contains(have, n)) {
 			out = append(out, n)
 		}
 	}
@@ -201,8 +216,8 @@ func (a *subAgent) base(parent *scope) []string {
 
 // allowed is the requested tools that may be given (all of base when none
 // were requested) and the requested ones that may not.
-func (a *subAgent) allowed(requested []string, parent *scope) (allowed, missing []string) {
-	base := a.base(parent)
+func (a *subAgent) allowed(requested []string) (allowed, missing []string) {
+	base := a.base()
 	if len(requested) == 0 {
 		return base, nil
 	}

@@ -41,20 +41,18 @@ func (n *namedRunner) Call(ctx context.Context, name, args string) (tools.Result
 	return tools.Result{Content: "ok:" + name}, nil
 }
 
-// callAgent runs the agent tool as a parent run at depth would.
-func callAgent(ctx context.Context, tool *tools.Tool, parent *scope, args string) (tools.Result, error) {
-	if parent != nil {
-		ctx = withScope(ctx, parent)
+// callAgent runs the agent tool as a tool call of a run at depth would;
+// a negative depth calls it outside any run.
+func callAgent(ctx context.Context, tool *tools.Tool, depth int, args string) (tools.Result, error) {
+	if depth >= 0 {
+		ctx = withCaller(ctx, depth)
 	}
 	return tool.Run(ctx, &tools.Env{}, json.RawMessage(args))
 }
 
-func parentScope(depth int, m Model, runner ToolRunner, newRunner func([]string) ToolRunner, rep Reporter) *scope {
-	if rep == nil {
-		rep = ReporterFunc(func(Event) {})
-	}
-	return &scope{depth: depth, rep: rep, log: discard(),
-		opts: &RunOptions{Model: m, Tools: runner, NewRunner: newRunner, Mode: "plan"}}
+// parentRun is the options of the run an agent tool belongs to.
+func parentRun(m Model, runner ToolRunner, newRunner func([]string) ToolRunner, rep Reporter) *RunOptions {
+	return &RunOptions{Model: m, Tools: runner, NewRunner: newRunner, Mode: ModePlan, Reporter: rep, Logger: discard()}
 }
 
 // TestSubAgent_A10_DepthCheck: the fallback layer refuses a sub-agent
@@ -63,15 +61,15 @@ func TestSubAgent_A10_DepthCheck(t *testing.T) {
 	m := &scripted{resps: []*Response{{Content: "report"}}}
 	sub := &namedRunner{names: []string{"read_file"}}
 	newRunner := func([]string) ToolRunner { return sub }
-	tool := SubAgentTool(nil, nil, nil)
-	res, err := callAgent(t.Context(), tool, parentScope(1, m, sub, newRunner, nil), `{"task":"recurse"}`)
+	tool := SubAgentTool(parentRun(m, sub, newRunner, nil), nil)
+	res, err := callAgent(t.Context(), tool, 1, `{"task":"recurse"}`)
 	if err != nil || !res.IsError || res.Code != tools.CodePolicyDenied || !strings.Contains(res.Content, "cannot start sub-agents") {
 		t.Errorf("depth 1: %+v, %v", res, err)
 	}
 	if len(m.reqs) != 0 {
 		t.Error("the refused sub-agent asked the model")
 	}
-	res, err = callAgent(t.Context(), SubAgentTool(nil, nil, &SubAgentOptions{MaxDepth: 2}), parentScope(1, m, sub, newRunner, nil), `{"task":"ok"}`)
+	res, err = callAgent(t.Context(), SubAgentTool(parentRun(m, sub, newRunner, nil), &SubAgentOptions{MaxDepth: 2}), 1, `{"task":"ok"}`)
 	if err != nil || res.IsError || !strings.Contains(res.Content, "report") {
 		t.Errorf("depth 1 with MaxDepth 2: %+v, %v", res, err)
 	}
@@ -95,9 +93,9 @@ func TestSubAgent_A10_ToolSubset(t *testing.T) {
 		return sub
 	}
 	var events []Event
-	tool := SubAgentTool(nil, nil, &SubAgentOptions{Tools: []string{"read_file", "search", "list_dir", "agent"}})
-	res, err := callAgent(t.Context(), tool, parentScope(0, m, parentTools, newRunner, ReporterFunc(func(e Event) { events = append(events, e) })),
-		`{"task":"find it","tools":["read_file","agent","write_file","list_dir"]}`)
+	tool := SubAgentTool(parentRun(m, parentTools, newRunner, ReporterFunc(func(e Event) { events = append(events, e) })),
+		&SubAgentOptions{Tools: []string{"read_file", "search", "list_dir", "agent"}})
+	res, err := callAgent(t.Context(), tool, 0, `{"task":"find it","tools":["read_file","agent","write_file","list_dir"]}`)
 	if err != nil || res.IsError {
 		t.Fatalf("res %+v, err %v", res, err)
 	}
@@ -140,8 +138,8 @@ func TestSubAgent_A10_MaxTurnsLetsToolFinish(t *testing.T) {
 		{Content: "never asked"},
 	}}
 	sub := &namedRunner{names: []string{"read_file", "search"}}
-	tool := SubAgentTool(nil, nil, &SubAgentOptions{MaxTurns: 1, Tools: []string{"read_file", "search"}})
-	res, err := callAgent(t.Context(), tool, parentScope(0, m, sub, func([]string) ToolRunner { return sub }, nil), `{"task":"t"}`)
+	tool := SubAgentTool(parentRun(m, sub, func([]string) ToolRunner { return sub }, nil), &SubAgentOptions{MaxTurns: 1, Tools: []string{"read_file", "search"}})
+	res, err := callAgent(t.Context(), tool, 0, `{"task":"t"}`)
 	if err != nil || !res.IsError || !strings.HasPrefix(res.Content, "Sub-agent failed: turn limit reached (1)") {
 		t.Errorf("res %+v, err %v", res, err)
 	}
@@ -155,21 +153,20 @@ func TestSubAgent_A10_MaxTurnsLetsToolFinish(t *testing.T) {
 func TestSubAgent_A10_Failures(t *testing.T) {
 	sub := &namedRunner{names: []string{"read_file"}}
 	newRunner := func([]string) ToolRunner { return sub }
-	res, err := callAgent(t.Context(), SubAgentTool(&scripted{errs: []error{ErrModelAuth}}, newRunner, nil), nil, `{"task":"t"}`)
+	res, err := callAgent(t.Context(), SubAgentTool(&RunOptions{Model: &scripted{errs: []error{ErrModelAuth}}, NewRunner: newRunner}, nil), -1, `{"task":"t"}`)
 	if err != nil || !res.IsError || !strings.HasPrefix(res.Content, "Sub-agent failed: model rejected the API key") {
 		t.Errorf("model error: %+v, %v", res, err)
 	}
 	var events []Event
-	res, err = callAgent(t.Context(), SubAgentTool(nil, nil, nil),
-		parentScope(0, &scripted{}, sub, func([]string) ToolRunner { panic("factory bug") }, ReporterFunc(func(e Event) { events = append(events, e) })),
-		`{"task":"t"}`)
+	res, err = callAgent(t.Context(), SubAgentTool(parentRun(&scripted{}, sub, func([]string) ToolRunner { panic("factory bug") },
+		ReporterFunc(func(e Event) { events = append(events, e) })), nil), 0, `{"task":"t"}`)
 	if err != nil || !res.IsError || !strings.HasPrefix(res.Content, "Sub-agent failed: internal error") {
 		t.Errorf("panic: %+v, %v", res, err)
 	}
 	if len(events) != 1 || events[0].Code != "subagent_failed" || events[0].Level != LevelWarning {
 		t.Errorf("events = %+v", events)
 	}
-	res, err = callAgent(t.Context(), SubAgentTool(nil, nil, nil), parentScope(0, &scripted{}, sub, nil, nil), `{"task":"t"}`)
+	res, err = callAgent(t.Context(), SubAgentTool(parentRun(&scripted{}, sub, nil, nil), nil), 0, `{"task":"t"}`)
 	if err != nil || res.Code != tools.CodeUnavailable {
 		t.Errorf("no runner factory: %+v, %v", res, err)
 	}
@@ -178,7 +175,7 @@ func TestSubAgent_A10_Failures(t *testing.T) {
 	defer cancel()
 	blocking := &scripted{block: true}
 	cancel()
-	_, err = callAgent(ctx, SubAgentTool(blocking, newRunner, nil), nil, `{"task":"t"}`)
+	_, err = callAgent(ctx, SubAgentTool(&RunOptions{Model: blocking, NewRunner: newRunner}, nil), -1, `{"task":"t"}`)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled parent: err = %v", err)
 	}
@@ -187,7 +184,7 @@ func TestSubAgent_A10_Failures(t *testing.T) {
 // TestRun_A10_NestingBackstop: Run itself refuses to nest deeper than
 // maxNesting, whatever the tools do.
 func TestRun_A10_NestingBackstop(t *testing.T) {
-	ctx := withScope(t.Context(), &scope{depth: maxNesting})
+	ctx := withCaller(t.Context(), maxNesting)
 	out := Run(ctx, &RunOptions{Model: &scripted{}, Tools: &fakeRunner{}})
 	if out.Status != StatusFailed || !errors.Is(out.Err, ErrRecursion) {
 		t.Errorf("outcome = %+v", out)

@@ -1,5 +1,7 @@
 package lspserver
 
+import "github.com/agentls/agentls/agent"
+
 // The workspace/executeCommand commands agentls provides.
 const (
 	// CommandPlan: Plan the selected change (read-only).
@@ -14,6 +16,23 @@ const (
 
 // Commands lists the commands advertised in initialize.
 var Commands = []string{CommandPlan, CommandReview, CommandExecute, CommandCancel}
+
+// commandModes maps the commands that start a run to its mode.
+var commandModes = map[string]agent.Mode{
+	CommandPlan:    agent.ModePlan,
+	CommandReview:  agent.ModeReview,
+	CommandExecute: agent.ModeExecute,
+}
+
+// CommandFor returns the command that starts a run in mode m.
+func CommandFor(m agent.Mode) string {
+	for cmd, mode := range commandModes {
+		if mode == m {
+			return cmd
+		}
+	}
+	return ""
+}
 
 // Custom requests between agentls and its editor plugins.
 const (

@@ -29,17 +29,11 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams("executeCommand: " + err.Error())
 	}
-	var mode string
-	switch p.Command {
-	case CommandPlan:
-		mode = "plan"
-	case CommandReview:
-		mode = "review"
-	case CommandExecute:
-		mode = "execute"
-	case CommandCancel:
+	if p.Command == CommandCancel {
 		return s.cancelCommand(p.Arguments)
-	default:
+	}
+	mode, ok := commandModes[p.Command]
+	if !ok {
 		return nil, invalidParams(fmt.Sprintf("unknown command %q; want one of %s", p.Command, strings.Join(Commands, ", ")))
 	}
 	if len(p.Arguments) != 1 {
@@ -56,10 +50,9 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 	}
 	a.Instruction = strings.TrimSpace(a.Instruction)
 	if a.Instruction == "" {
-		if mode != "review" {
+		if a.Instruction = mode.DefaultInstruction(); a.Instruction == "" {
 			return nil, invalidParams(p.Command + ": instruction is required")
 		}
-		a.Instruction = "Review this code for bugs, security problems and unclear error handling."
 	}
 	res, err := s.runAgent(ctx, mode, &a)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llmtest"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/headless"
@@ -56,7 +57,7 @@ func headlessRun(t *testing.T, script string, files map[string]string, o headles
 func TestHeadless_E11_ApproveAllWritesAtomically(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	res, out, _, err := headlessRun(t, editScript, map[string]string{"a.go": twoFuncs}, headless.Options{
-		Mode: "execute", Instruction: "bigger numbers", Dir: dir, File: "a.go", Approve: headless.ApproveAll,
+		Mode: agent.ModeExecute, Instruction: "bigger numbers", Dir: dir, File: "a.go", Approve: headless.ApproveAll,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -85,7 +86,7 @@ func TestHeadless_E11_ApproveAllWritesAtomically(t *testing.T) {
 func TestHeadless_E11_ApproveNeverLeavesFile(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	res, out, llm, err := headlessRun(t, editScript, map[string]string{"a.go": twoFuncs}, headless.Options{
-		Mode: "execute", Instruction: "bigger numbers", Dir: dir, File: "a.go", Approve: headless.ApproveNever,
+		Mode: agent.ModeExecute, Instruction: "bigger numbers", Dir: dir, File: "a.go", Approve: headless.ApproveNever,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -117,7 +118,7 @@ func TestHeadless_E11_JSONLines(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	code := headless.Exec(ctx, &headless.Options{
-		Mode: "execute", Instruction: "bigger numbers", Dir: dir, File: "a.go", Approve: headless.ApproveAll,
+		Mode: agent.ModeExecute, Instruction: "bigger numbers", Dir: dir, File: "a.go", Approve: headless.ApproveAll,
 		JSON: true, Stdout: &stdout, Stderr: &stderr,
 		Server: &lspserver.Options{NewModel: newModelFunc(llm.URL)},
 	})
@@ -200,7 +201,7 @@ func TestHeadless_E11_ClientRefusesEditOutsideWorkspace(t *testing.T) {
 				`{"content":"done"}`,
 			}, "\n")
 			res, out, llm, err := headlessRun(t, script, map[string]string{"a.go": twoFuncs}, headless.Options{
-				Mode: "execute", Instruction: "escape", Dir: dir, Approve: headless.ApproveAll,
+				Mode: agent.ModeExecute, Instruction: "escape", Dir: dir, Approve: headless.ApproveAll,
 				Server: &lspserver.Options{Registry: escapeRegistry(tc.path)},
 			})
 			if err != nil {

@@ -19,7 +19,8 @@ type Options struct {
 	// reason model.unavailable and the error's message (which must not
 	// contain secrets).
 	NewModel func() (agent.Model, error)
-	// Registry holds the tools; nil means the built-ins.
+	// Registry holds the tools; nil means the built-ins, and execute runs
+	// then also get the agent tool (A10, B7), built for each run.
 	Registry *tools.Registry
 	// SaveTimeout bounds the wait for approved edits to reach the disk.
 	// Zero means 30 seconds.
@@ -81,9 +82,11 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	reg  *tools.Registry
-	conn jsonrpc2.Conn
-	docs *documents
-	sess *tools.Session // "always allow" answers of this connection
+	// subAgents: execute runs get the agent tool (the built-in registry).
+	subAgents bool
+	conn      jsonrpc2.Conn
+	docs      *documents
+	sess      *tools.Session // "always allow" answers of this connection
 
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -141,9 +144,7 @@ func newServer(opts *Options) *Server {
 	if s.reg == nil {
 		s.reg = tools.NewRegistry()
 		s.reg.MustRegister(tools.Builtins()...)
-		// The sub-agent tool (A10, B7) takes the model and the gateway of
-		// the run that calls it.
-		s.reg.MustRegister(agent.SubAgentTool(nil, nil, &agent.SubAgentOptions{Tools: tools.PlanTools}))
+		s.subAgents = true
 	}
 	return s
 }

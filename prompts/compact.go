@@ -2,8 +2,8 @@ package prompts
 
 // CompactData fills the compaction prompt (A9).
 type CompactData struct {
-	Mode     string // plan, review or execute
-	MaxWords int    // the summary's length bound
+	Brief    Brief // the run's mode, named in the prompt
+	MaxWords int   // the summary's length bound
 }
 
 // Compact renders the system prompt of a compaction request. It is the

@@ -8,7 +8,7 @@ import (
 // TestCompact_A9_ForbidsTools: the compaction prompt starts by forbidding
 // tools and asks to keep file paths and task state.
 func TestCompact_A9_ForbidsTools(t *testing.T) {
-	got := Compact(CompactData{Mode: "execute"})
+	got := Compact(CompactData{Brief: BriefExecute})
 	if !strings.HasPrefix(got, "Do NOT call any tools.") {
 		t.Errorf("prompt does not start with the tool ban:\n%s", got)
 	}

@@ -20,14 +20,32 @@ var files embed.FS
 // tmpl is parsed on first use: package init also runs in every sandbox helper.
 var tmpl = sync.OnceValue(func() *template.Template { return template.Must(template.ParseFS(files, "*.md.tmpl")) })
 
+// Brief names the mode paragraph of the system prompt: what a run is for
+// and what it may do (the instruction layer of E4). Its value is the name
+// of the mode it briefs, as the model reads it; agent's mode table says
+// which brief each mode gets.
+type Brief string
+
+// The briefs, one per mode.
+const (
+	BriefPlan    Brief = "plan"
+	BriefReview  Brief = "review"
+	BriefExecute Brief = "execute"
+)
+
 // SystemData fills the system prompt.
 type SystemData struct {
-	Mode  string   // plan, review or execute
+	Brief Brief    // the mode paragraph
 	Tools []string // names of the tools offered in this run
 }
 
 // System renders the system prompt for one run.
-func System(d SystemData) string { return render("system.md.tmpl", d) }
+func System(d SystemData) string {
+	return render("system.md.tmpl", struct {
+		Brief string
+		Tools []string
+	}{render("brief."+string(d.Brief), nil), d.Tools})
+}
 
 // TaskData fills the user's task message.
 type TaskData struct {

@@ -8,15 +8,15 @@ import (
 // TestSystem_E4_ModesSayWhatTheyMay checks the instruction layer of E4: each
 // mode's prompt names its mode and the tools offered, and stays lean.
 func TestSystem_E4_ModesSayWhatTheyMay(t *testing.T) {
-	for _, mode := range []string{"plan", "review", "execute"} {
-		got := System(SystemData{Mode: mode, Tools: []string{"read_file", "search"}})
-		if !strings.Contains(got, "Mode: "+strings.ToUpper(mode)) {
+	for _, mode := range []Brief{BriefPlan, BriefReview, BriefExecute} {
+		got := System(SystemData{Brief: mode, Tools: []string{"read_file", "search"}})
+		if !strings.Contains(got, "Mode: "+strings.ToUpper(string(mode))) {
 			t.Errorf("%s: mode missing:\n%s", mode, got)
 		}
 		if !strings.Contains(got, "read_file, search") {
 			t.Errorf("%s: tools missing:\n%s", mode, got)
 		}
-		if mode != "execute" && !strings.Contains(got, "Read-only") {
+		if mode != BriefExecute && !strings.Contains(got, "Read-only") {
 			t.Errorf("%s: read-only not stated", mode)
 		}
 		if len(got) > 1200 {

@@ -21,22 +21,6 @@ import (
 //go:embed descriptions/*.md
 var descriptions embed.FS
 
-// PlanTools are the tools of a plan run: reads only (E4).
-var PlanTools = []string{"read_file", "list_dir", "search"}
-
-// ReviewTools are the tools of a review run: [PlanTools] plus findings.
-var ReviewTools = []string{"read_file", "list_dir", "search", "report_finding"}
-
-// ExecuteTools are the tools of an execute run: [PlanTools], the two tools
-// that propose file changes, commands, questions to the user, read-only
-// SQL and arithmetic. http_fetch joins them only when the policy has an
-// HTTP allowlist ([NetworkTools]).
-var ExecuteTools = []string{"read_file", "list_dir", "search", "edit_file", "write_file", "run_command",
-	"human_confirm", "sql_query", "calculator"}
-
-// NetworkTools are offered in execute runs whose policy allows some hosts.
-var NetworkTools = []string{"http_fetch"}
-
 // Builtins returns fresh definitions of the built-in file tools (B1), ready
 // for [Registry.MustRegister].
 func Builtins() []*Tool {

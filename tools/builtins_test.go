@@ -23,22 +23,14 @@ func TestBuiltins_B1_Registry(t *testing.T) {
 			t.Errorf("%s schema allows unknown fields", tool.Name)
 		}
 	}
-	for name, set := range map[string][]string{"plan": PlanTools, "review": ReviewTools, "execute": ExecuteTools} {
-		if got := len(reg.Select(set)); got != len(set) {
-			t.Errorf("%s tools: %d of %d registered", name, got, len(set))
-		}
-	}
-	if !slices.Equal(ReviewTools[:3], PlanTools) || !slices.Equal(ExecuteTools[:3], PlanTools) {
-		t.Error("review and execute tools must extend the plan tools")
-	}
 }
 
 func TestGateway_T2_UnknownTool(t *testing.T) {
 	h := newHarness(t)
-	te := wantErr(t, h.callWith(t, &RunnerOptions{Allowed: PlanTools}, "delete_everything", `{}`), CodeUnknownTool, "")
+	te := wantErr(t, h.callWith(t, &RunnerOptions{Allowed: readTools}, "delete_everything", `{}`), CodeUnknownTool, "")
 	wantContains(t, te.Recovery, "read_file", "list_dir", "search")
 	// Registered but not offered in this run.
-	wantErr(t, h.callWith(t, &RunnerOptions{Allowed: ReviewTools}, "write_file", `{"path":"a","content":"b"}`), CodeUnknownTool, "")
+	wantErr(t, h.callWith(t, &RunnerOptions{Allowed: append(slices.Clone(readTools), "report_finding")}, "write_file", `{"path":"a","content":"b"}`), CodeUnknownTool, "")
 }
 
 func TestGateway_T1_InvalidJSON(t *testing.T) {
@@ -137,8 +129,8 @@ func TestGateway_E4_ReadOnlyRun(t *testing.T) {
 	h := newHarness(t)
 	edit := `{"path":"src/main.go","edits":[{"old_text":"hi","new_text":"bye"}]}`
 	for _, opts := range []*RunnerOptions{
-		{Allowed: PlanTools, ReadOnly: true},
-		{Allowed: ExecuteTools, ReadOnly: true},
+		{Allowed: readTools, ReadOnly: true},
+		{Allowed: writeTools, ReadOnly: true},
 	} {
 		wantErr(t, h.callWith(t, opts, "edit_file", edit), CodeReadOnlyRun, "")
 		wantErr(t, h.callWith(t, opts, "write_file", `{"path":"n.txt","content":"x"}`), CodeReadOnlyRun, "")

@@ -133,8 +133,16 @@ func (h *harness) env() *Env {
 	return env
 }
 
+// Sample tool sets, shaped like the runs of agent's mode table (which
+// tests the real sets against the registry).
+var (
+	readTools  = []string{"read_file", "list_dir", "search"}
+	writeTools = []string{"read_file", "list_dir", "search", "edit_file", "write_file", "run_command",
+		"human_confirm", "sql_query", "calculator"}
+)
+
 // allTools offers every built-in.
-var allTools = &RunnerOptions{Allowed: slices.Concat(ExecuteTools, []string{"report_finding"})}
+var allTools = &RunnerOptions{Allowed: slices.Concat(writeTools, []string{"report_finding"})}
 
 // call runs one tool call through the gateway with all tools allowed.
 func (h *harness) call(t *testing.T, name string, args any) Result {

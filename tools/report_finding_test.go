@@ -1,10 +1,13 @@
 package tools
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestReportFinding_E5(t *testing.T) {
 	h := newHarness(t)
-	review := &RunnerOptions{Allowed: ReviewTools, ReadOnly: true} // risk none passes a read-only run
+	review := &RunnerOptions{Allowed: append(slices.Clone(readTools), "report_finding"), ReadOnly: true} // risk none passes a read-only run
 	got := wantOK(t, h.callWith(t, review, "report_finding",
 		`{"path":"./src/main.go","line":4,"end_line":5,"severity":"warning","message":"greets"}`))
 	if got != "finding recorded at src/main.go:4-5" {

@@ -6,15 +6,17 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/agentls/agentls/agent/script"
 )
 
-// PipeServer is a [Handler] served over in-memory connections
+// PipeServer is a [script.Handler] served over in-memory connections
 // ([net.Pipe]) instead of a loopback port. Use it inside testing/synctest
 // bubbles, where real sockets are not allowed and fake time makes
 // backoffs, stalls and timeouts instant. Create it inside the bubble and
 // Close it before the bubble ends.
 type PipeServer struct {
-	*Handler
+	*script.Handler
 	// URL is the base URL for clients of [PipeServer.Client], ending in /v1.
 	URL string
 
@@ -24,21 +26,21 @@ type PipeServer struct {
 	done chan struct{}
 }
 
-// NewPipeServer starts a server answering from script over net.Pipe.
-func NewPipeServer(script Script) *PipeServer {
-	s := &PipeServer{
-		Handler: NewHandler(script),
+// NewPipeServer starts a server answering from s over net.Pipe.
+func NewPipeServer(s Script) *PipeServer {
+	ps := &PipeServer{
+		Handler: script.NewHandler(s),
 		URL:     "http://llmtest.invalid/v1",
 		l:       &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})},
 		done:    make(chan struct{}),
 	}
-	s.srv = &http.Server{Handler: s.Handler}
-	s.tr = &http.Transport{DialContext: s.l.dial, DisableCompression: true}
+	ps.srv = &http.Server{Handler: ps.Handler}
+	ps.tr = &http.Transport{DialContext: ps.l.dial, DisableCompression: true}
 	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(s.l)
+		defer close(ps.done)
+		_ = ps.srv.Serve(ps.l)
 	}()
-	return s
+	return ps
 }
 
 // Client returns an HTTP client whose every connection is a new pipe to

@@ -21,14 +21,17 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintln(stderr, "usage: agentls call [--root DIR] [--policy FILE] [--profile NAME] [--approve never|all] TOOL JSON")
 		return 2
 	}
-	ap := cliApprover{all: *approve == "all", w: stderr}
-	edits := &tools.DiskProposer{}
-	runner, err := g.runner(tools.ProfileHeadless, ap, edits)
+	root, policy, err := g.load(tools.ProfileHeadless)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls call: %v\n", err)
 		return 1
 	}
-	edits.Root = g.env.Root
+	ap := cliApprover{all: *approve == "all", w: stderr}
+	runner, err := builtinGateway(root, policy, ap, &tools.DiskProposer{Root: root})
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls call: %v\n", err)
+		return 1
+	}
 	res, err := runner.Call(ctx, fs.Arg(0), fs.Arg(1))
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls call: %v\n", err)

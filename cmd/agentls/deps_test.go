@@ -119,3 +119,46 @@ func hasPrefixAny(s string, prefixes []string) bool {
 	}
 	return false
 }
+
+// TestDeps_NoTestHelpersInBinary: the test-helper packages (llmtest,
+// lsptest, any <pkg>test) are imported only from _test.go files and e2e
+// tests, never linked into agentls; the demo's scripted model is
+// agent/script, a package of the product.
+func TestDeps_NoTestHelpersInBinary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/agentls").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !contains(deps, module+"/agent/script") {
+		t.Errorf("the binary does not link agent/script, the demo's model: %d deps", len(deps))
+	}
+	for _, v := range testHelpersIn(deps) {
+		t.Error(v)
+	}
+}
+
+// TestDeps_CatchesTestHelpersInBinary shows the rule can fail.
+func TestDeps_CatchesTestHelpersInBinary(t *testing.T) {
+	got := testHelpersIn([]string{module + "/agent", module + "/agent/llmtest", module + "/lspserver/lsptest",
+		module + "/sandbox/sandboxtest", module + "/agent/script", "net/http/httptest", "testing"})
+	if len(got) != 3 {
+		t.Errorf("violations = %q, want llmtest, lsptest and sandboxtest", got)
+	}
+}
+
+// testHelpersIn returns a violation for each of our packages named
+// <pkg>test among deps.
+func testHelpersIn(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		rest, ours := strings.CutPrefix(d, module+"/")
+		if !ours {
+			continue
+		}
+		if name := rest[strings.LastIndex(rest, "/")+1:]; strings.HasSuffix(name, "test") {
+			out = append(out, fmt.Sprintf("cmd/agentls links the test helper %s", rest))
+		}
+	}
+	return out
+}

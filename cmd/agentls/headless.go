@@ -29,8 +29,17 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	name := cmd
+	if cmd == "exec" {
+		name = "execute"
+	}
+	mode, err := agent.ParseMode(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls %s: %v\n", cmd, err)
+		return 2
+	}
 	instruction := strings.Join(fs.Args(), " ")
-	if strings.TrimSpace(instruction) == "" && cmd != "review" {
+	if strings.TrimSpace(instruction) == "" && mode.DefaultInstruction() == "" {
 		fmt.Fprintf(stderr, "agentls %s: an instruction is required\n", cmd)
 		return 2
 	}
@@ -58,9 +67,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 		defer closer.Close()
 	}
 	opts.Strict = strict.Strict
-	mode := cmd
-	if cmd == "exec" {
-		mode = "execute"
+	if !mode.ReadOnly() {
 		sandbox.EnablePrestart() // run_command starts without waiting for a helper
 		defer sandbox.StopPrestart()
 	}

@@ -26,7 +26,7 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintln(stderr, "usage: agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl")
 		return 2
 	}
-	runner, err := g.runner(tools.ProfileHeadless, nil, nil)
+	root, policy, err := g.load(tools.ProfileHeadless)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
 		return 1
@@ -37,13 +37,18 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "agentls vet: --resolve %q: want HOST:PORT:ADDR\n", r)
 			return 2
 		}
-		if g.env.Limits.HTTP == nil {
-			g.env.Limits.HTTP = &sandbox.HTTPPolicy{}
+		if policy.HTTP == nil {
+			policy.HTTP = &sandbox.HTTPPolicy{}
 		}
-		if g.env.Limits.HTTP.Resolve == nil {
-			g.env.Limits.HTTP.Resolve = map[string][]string{}
+		if policy.HTTP.Resolve == nil {
+			policy.HTTP.Resolve = map[string][]string{}
 		}
-		g.env.Limits.HTTP.Resolve[host] = append(g.env.Limits.HTTP.Resolve[host], addr)
+		policy.HTTP.Resolve[host] = append(policy.HTTP.Resolve[host], addr)
+	}
+	runner, err := builtinGateway(root, policy, nil, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
+		return 1
 	}
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 64<<10), 4<<20)
@@ -95,7 +100,6 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 type gateway struct {
 	root, policy, profile *string
 	getenv                func(string) string
-	env                   *tools.Env
 }
 
 func gatewayFlags(fs *flag.FlagSet, getenv func(string) string) *gateway {
@@ -107,14 +111,13 @@ func gatewayFlags(fs *flag.FlagSet, getenv func(string) string) *gateway {
 	}
 }
 
-// runner builds a gateway over every built-in tool for the workspace.
-func (g *gateway) runner(defaultProfile string, approver tools.Approver, edits tools.EditProposer) (*tools.Runner, error) {
-	root, err := filepath.Abs(*g.root)
-	if err != nil {
-		return nil, err
+// load resolves --root and loads the policy for the workspace.
+func (g *gateway) load(defaultProfile string) (root string, policy *tools.Policy, err error) {
+	if root, err = filepath.Abs(*g.root); err != nil {
+		return "", nil, err
 	}
 	if root, err = filepath.EvalSymlinks(root); err != nil {
-		return nil, fmt.Errorf("--root: %v", err)
+		return "", nil, fmt.Errorf("--root: %v", err)
 	}
 	profile := *g.profile
 	if profile == "" {
@@ -124,13 +127,19 @@ func (g *gateway) runner(defaultProfile string, approver tools.Approver, edits t
 	if userFile == "" {
 		userFile = userPolicyPath(g.getenv)
 	}
-	policy, err := tools.LoadPolicy(profile, userFile, projectPolicyPath(root))
+	policy, err = tools.LoadPolicy(profile, userFile, projectPolicyPath(root))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
+	return root, policy, nil
+}
+
+// builtinGateway is the gateway of vet and call: every built-in tool over
+// the workspace on disk at root. approver answers its questions; edits
+// (nil in vet) carries out approved edits.
+func builtinGateway(root string, policy *tools.Policy, approver tools.Approver, edits tools.EditProposer) (*tools.Runner, error) {
 	reg := tools.NewRegistry()
 	reg.MustRegister(tools.Builtins()...)
-	g.env = &tools.Env{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits}
-	policy.Apply(g.env)
-	return tools.NewRunner(reg, g.env, &tools.RunnerOptions{Allowed: reg.Names(), Policy: policy, Approver: approver}), nil
+	return tools.NewGateway(reg, &tools.GatewayOptions{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits,
+		Policy: policy, Approver: approver, Allowed: reg.Names()})
 }

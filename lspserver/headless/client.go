@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver"
 )
 
@@ -31,7 +32,7 @@ const (
 
 // Options configures one headless run.
 type Options struct {
-	Mode        string // plan, review or execute
+	Mode        agent.Mode
 	Instruction string
 	Dir         string // the workspace; "" means the current directory
 	File        string // optional, relative to Dir
@@ -177,9 +178,9 @@ func (c *client) execute(ctx context.Context) (*Result, error) {
 		}
 		arg["range"] = r
 	}
-	cmd := map[string]string{"plan": lspserver.CommandPlan, "review": lspserver.CommandReview, "execute": lspserver.CommandExecute}[c.o.Mode]
+	cmd := lspserver.CommandFor(c.o.Mode)
 	if cmd == "" {
-		return nil, fmt.Errorf("unknown mode %q", c.o.Mode)
+		return nil, fmt.Errorf("unknown mode %s", c.o.Mode)
 	}
 	var raw json.RawMessage
 	if _, err := c.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": cmd, "arguments": []any{arg}}, &raw); err != nil {

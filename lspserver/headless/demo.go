@@ -12,7 +12,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/llmtest"
+	"github.com/agentls/agentls/agent/script"
 	"github.com/agentls/agentls/lspserver"
 )
 
@@ -33,7 +33,7 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, newModel NewModelFunc) 
 		return err
 	}
 	defer os.RemoveAll(dir)
-	scripts := map[string]llmtest.Script{}
+	scripts := map[agent.Mode]script.Script{}
 	for _, f := range ar.Files {
 		switch {
 		case strings.HasPrefix(f.Name, "project/"):
@@ -45,22 +45,32 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, newModel NewModelFunc) 
 				return err
 			}
 		case strings.HasPrefix(f.Name, "model/"):
-			s, err := llmtest.ParseScript(f.Data)
+			mode, err := agent.ParseMode(strings.TrimSuffix(strings.TrimPrefix(f.Name, "model/"), ".jsonl"))
 			if err != nil {
 				return fmt.Errorf("demo script %s: %v", f.Name, err)
 			}
-			scripts[strings.TrimSuffix(strings.TrimPrefix(f.Name, "model/"), ".jsonl")] = s
+			s, err := script.Parse(f.Data)
+			if err != nil {
+				return fmt.Errorf("demo script %s: %v", f.Name, err)
+			}
+			scripts[mode] = s
 		}
 	}
 	fmt.Fprintf(stdout, "agentls demo: a sample project in %s, a scripted model on loopback, no network.\n", dir)
-	runs := []struct{ mode, instruction, title string }{
-		{"plan", "How should Average handle an empty slice?", "1. plan (read-only)"},
-		{"review", "Review stats.go.", "2. review (findings become diagnostics)"},
-		{"execute", "Make Average safe for an empty slice.", "3. execute (edits proposed as a diff, approved, then written)"},
+	runs := []struct {
+		mode               agent.Mode
+		instruction, title string
+	}{
+		{agent.ModePlan, "How should Average handle an empty slice?", "1. plan (read-only)"},
+		{agent.ModeReview, "Review stats.go.", "2. review (findings become diagnostics)"},
+		{agent.ModeExecute, "Make Average safe for an empty slice.", "3. execute (edits proposed as a diff, approved, then written)"},
 	}
 	for _, r := range runs {
 		fmt.Fprintf(stdout, "\n=== %s: agentls %s --file stats.go %q\n", r.title, r.mode, r.instruction)
-		srv := llmtest.NewServer(scripts[r.mode])
+		srv, err := script.Listen(scripts[r.mode])
+		if err != nil {
+			return err
+		}
 		model, err := newModel(srv.URL, "agentls-demo")
 		if err != nil {
 			srv.Close()

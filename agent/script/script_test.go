@@ -1,4 +1,4 @@
-package llmtest_test
+package script_test
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/agent/llmtest"
+	"github.com/agentls/agentls/agent/script"
 )
 
 func TestParseScript(t *testing.T) {
-	script, err := llmtest.ParseScript([]byte(`# a comment
+	script, err := script.Parse([]byte(`# a comment
 
 {"content":"hi"}
    # indented comment
@@ -51,7 +51,7 @@ func TestParseScript_Errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := llmtest.ParseScript([]byte(tt.script))
+			_, err := script.Parse([]byte(tt.script))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to name %q", err, tt.want)
 			}

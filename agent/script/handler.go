@@ -1,4 +1,4 @@
-package llmtest
+package script
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +15,7 @@ import (
 // Handler serves POST .../chat/completions from a [Script], for callers that
 // own the listener (for example an in-memory net.Pipe dial). Requests are
 // answered concurrently; turns are taken in arrival order. When the script
-// is exhausted it answers HTTP 500 "llmtest: script exhausted".
+// is exhausted it answers HTTP 500 "script: exhausted".
 //
 // Faults that cut or drop a connection panic with [http.ErrAbortHandler], so the
 // handler must run under a net/http server (which recovers that panic).
@@ -85,16 +84,16 @@ type chatRequest struct {
 // ServeHTTP answers one chat-completions request with the next turn.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "llmtest: method not allowed")
+		writeError(w, http.StatusMethodNotAllowed, "script: method not allowed")
 		return
 	}
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "llmtest: unknown path "+r.URL.Path)
+		writeError(w, http.StatusNotFound, "script: unknown path "+r.URL.Path)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "llmtest: reading request: "+err.Error())
+		writeError(w, http.StatusBadRequest, "script: reading request: "+err.Error())
 		return
 	}
 	h.mu.Lock()
@@ -113,17 +112,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.OnRequest(n, body)
 	}
 	if !ok {
-		writeError(w, http.StatusInternalServerError, "llmtest: script exhausted")
+		writeError(w, http.StatusInternalServerError, "script: exhausted")
 		return
 	}
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeError(w, http.StatusBadRequest, "llmtest: request body is not JSON")
+		writeError(w, http.StatusBadRequest, "script: request body is not JSON")
 		return
 	}
 	req.size = len(body)
 	if req.Model == "" {
-		req.Model = "llmtest"
+		req.Model = "script"
 	}
 	if turn.DelayMS > 0 && !sleep(r.Context(), turn.DelayMS) {
 		return
@@ -172,23 +171,3 @@ func sleep(ctx context.Context, ms int) bool {
 		return true
 	}
 }
-
-// Server is a [Handler] listening on a loopback port, like
-// [httptest.Server]. Call [Server.Close] when done.
-type Server struct {
-	*Handler
-	// URL is the base URL for clients, ending in /v1.
-	URL string
-
-	srv *httptest.Server
-}
-
-// NewServer starts a server answering from script.
-func NewServer(script Script) *Server {
-	h := NewHandler(script)
-	srv := httptest.NewServer(h)
-	return &Server{Handler: h, URL: srv.URL + "/v1", srv: srv}
-}
-
-// Close shuts the server down and waits for requests in flight.
-func (s *Server) Close() { s.srv.Close() }

@@ -1,14 +1,17 @@
-// Package llmtest owns a fake OpenAI-compatible chat-completions server that
-// answers from a script, one model turn per HTTP request. It streams
-// text/event-stream chunks shaped like those of OpenAI, llama.cpp and vLLM,
-// and can inject faults (HTTP errors, cut connections, missing finish
-// reasons, garbage chunks, stalls) so that model clients can be tested
-// against them.
+// Package script owns the scripted model: an OpenAI-compatible
+// chat-completions server that answers from a [Script], one model turn per
+// HTTP request. It streams text/event-stream chunks shaped like those of
+// OpenAI, llama.cpp and vLLM, so a real model client (agent/openai) talks
+// to it as to a real endpoint. The built-in offline demo runs on it
+// ([Listen], on loopback). A script can also describe faults (HTTP errors,
+// cut connections, missing finish reasons, garbage chunks, stalls), so
+// that model clients can be tested against them; agent/llmtest adds the
+// test-only helpers on top (httptest and in-memory servers).
 //
-// It is used by tests and by the built-in offline demo, so it must not
-// import "testing" and holds no real credentials: it records only whether a
-// request carried an Authorization header, never its value.
-package llmtest
+// It is part of the product: it must not import "testing", and it holds
+// no credentials: it records only whether a request carried an
+// Authorization header, never its value.
+package script
 
 import (
 	"bytes"
@@ -74,10 +77,10 @@ type ToolCall struct {
 // Script is a sequence of turns, answered in order.
 type Script []Turn
 
-// ParseScript reads a script in JSON lines, one [Turn] per line. Blank
+// Parse reads a script in JSON lines, one [Turn] per line. Blank
 // lines and lines starting with "#" are ignored. Unknown fields are errors,
 // and every error names its line number.
-func ParseScript(data []byte) (Script, error) {
+func Parse(data []byte) (Script, error) {
 	var s Script
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
@@ -88,13 +91,13 @@ func ParseScript(data []byte) (Script, error) {
 		dec.DisallowUnknownFields()
 		var t Turn
 		if err := dec.Decode(&t); err != nil {
-			return nil, fmt.Errorf("llmtest: script line %d: %w", i+1, err)
+			return nil, fmt.Errorf("script: line %d: %w", i+1, err)
 		}
 		if dec.More() {
-			return nil, fmt.Errorf("llmtest: script line %d: more than one JSON value", i+1)
+			return nil, fmt.Errorf("script: line %d: more than one JSON value", i+1)
 		}
 		if err := t.validate(); err != nil {
-			return nil, fmt.Errorf("llmtest: script line %d: %w", i+1, err)
+			return nil, fmt.Errorf("script: line %d: %w", i+1, err)
 		}
 		t.Line = i + 1
 		s = append(s, t)

@@ -1,4 +1,4 @@
-package llmtest
+package script
 
 import (
 	"encoding/json"
@@ -69,7 +69,7 @@ const garbage = "this is not JSON {"
 // with [DONE].
 func events(t *Turn, req *chatRequest, n int) [][]byte {
 	base := chunk{
-		ID:      fmt.Sprintf("chatcmpl-llmtest-%d", n+1),
+		ID:      fmt.Sprintf("chatcmpl-script-%d", n+1),
 		Object:  "chat.completion.chunk",
 		Created: time.Now().Unix(),
 		Model:   req.Model,
@@ -165,7 +165,7 @@ func writeCompletion(w http.ResponseWriter, r *http.Request, t *Turn, req *chatR
 		finish = &reason
 	}
 	body, _ := json.Marshal(completion{
-		ID:      fmt.Sprintf("chatcmpl-llmtest-%d", n+1),
+		ID:      fmt.Sprintf("chatcmpl-script-%d", n+1),
 		Object:  "chat.completion",
 		Created: time.Now().Unix(),
 		Model:   req.Model,

@@ -1,27 +1,34 @@
-package llmtest_test
+package script_test
 
 import (
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/agentls/agentls/agent/llmtest"
+	"github.com/agentls/agentls/agent/script"
 )
 
-func newServer(t *testing.T, script string) *llmtest.Server {
+// server is a script.Handler on a test server.
+type server struct {
+	*script.Handler
+	URL string
+}
+
+func newServer(t *testing.T, text string) *server {
 	t.Helper()
-	s, err := llmtest.ParseScript([]byte(script))
+	s, err := script.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.NewServer(s)
+	h := script.NewHandler(s)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv
+	return &server{Handler: h, URL: srv.URL + "/v1"}
 }
 
 // TestStream_Wire checks the raw SSE bytes of a turn with text and two tool
@@ -215,7 +222,7 @@ func TestFaults(t *testing.T) {
 	t.Run("exhausted", func(t *testing.T) {
 		srv := newServer(t, ``)
 		resp, body, _ := post(t, srv.URL, streamReq)
-		if resp.StatusCode != 500 || !strings.Contains(string(body), "llmtest: script exhausted") {
+		if resp.StatusCode != 500 || !strings.Contains(string(body), "script: exhausted") {
 			t.Errorf("got %d %s", resp.StatusCode, body)
 		}
 	})
@@ -253,39 +260,4 @@ func TestNonStream(t *testing.T) {
 	if len(got) != 1 || got[0] != 0 {
 		t.Errorf("OnRequest saw %v", got)
 	}
-}
-
-// TestPipeServer serves a script over net.Pipe inside a synctest bubble,
-// where loopback sockets are not allowed; a Drop turn closes the
-// connection without an answer.
-func TestPipeServer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s, err := llmtest.ParseScript([]byte(`{"drop":true}` + "\n" + `{"content":"hello","delay_ms":5000}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := llmtest.NewPipeServer(s)
-		defer srv.Close()
-		c := srv.Client()
-		post := func() (*http.Response, error) {
-			return c.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(streamReq))
-		}
-		if resp, err := post(); err == nil {
-			resp.Body.Close()
-			t.Fatalf("dropped turn answered %s", resp.Status)
-		}
-		start := time.Now()
-		resp, err := post()
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if !strings.Contains(string(body), "[DONE]") || time.Since(start) != 5*time.Second {
-			t.Errorf("after %s: %s", time.Since(start), body)
-		}
-		if srv.Remaining() != 0 || len(srv.Requests()) != 2 {
-			t.Errorf("remaining %d, requests %d", srv.Remaining(), len(srv.Requests()))
-		}
-	})
 }

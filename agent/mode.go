@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/agentls/agentls/prompts"
+)
+
+// Mode is the kind of a run: plan, review or execute. One table below says,
+// per mode, which tools it offers, how its system prompt briefs the model,
+// and whether it is read-only (E4, E5, B7). Parse a mode once at the edge
+// with [ParseMode] and pass the value.
+//
+// The zero Mode is [ModePlan]: a run nobody configured is read-only.
+type Mode uint8
+
+// The modes.
+const (
+	ModePlan    Mode = iota // investigate and answer with a plan; read-only
+	ModeReview              // report findings on the code; read-only
+	ModeExecute             // make the change, every edit proposed for approval
+)
+
+// modeSpec is one row of the mode table.
+type modeSpec struct {
+	name string
+	// tools are offered to the model, in this order.
+	tools []string
+	// network adds networkTools when the policy allows some hosts.
+	network bool
+	// subAgents adds the agent tool (B7): only runs that may change things
+	// delegate, and their sub-agents get the plan tools.
+	subAgents bool
+	// readOnly: the gateway refuses every tool that is not a read (E4) and
+	// no edit is proposed.
+	readOnly bool
+	// findings: the run reports findings, published as diagnostics (E5).
+	findings bool
+	brief    prompts.Brief
+	// instruction is the task when the user gives none; "" means the user
+	// must give one.
+	instruction string
+}
+
+// planTools are the tools of every mode: reads only.
+var planTools = []string{"read_file", "list_dir", "search"}
+
+// networkTools join a mode with network when the policy has an HTTP
+// allowlist.
+var networkTools = []string{"http_fetch"}
+
+// modes is the mode table, indexed by Mode.
+var modes = [...]modeSpec{
+	ModePlan: {name: "plan", tools: planTools, readOnly: true, brief: prompts.BriefPlan},
+	ModeReview: {name: "review", tools: slices.Concat(planTools, []string{"report_finding"}),
+		readOnly: true, findings: true, brief: prompts.BriefReview,
+		instruction: "Review this code for bugs, security problems and unclear error handling."},
+	// Execute: the two tools that propose file changes, commands,
+	// questions to the user, read-only SQL and arithmetic.
+	ModeExecute: {name: "execute", tools: slices.Concat(planTools, []string{"edit_file", "write_file", "run_command",
+		"human_confirm", "sql_query", "calculator"}), network: true, subAgents: true, brief: prompts.BriefExecute},
+}
+
+// Modes returns every mode, in table order.
+func Modes() []Mode { return []Mode{ModePlan, ModeReview, ModeExecute} }
+
+// ParseMode returns the mode named s: plan, review or execute.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes() {
+		if modes[m].name == s {
+			return m, nil
+		}
+	}
+	return ModePlan, fmt.Errorf("unknown mode %q: want plan, review or execute", s)
+}
+
+// spec is m's row; a Mode outside the table gets the plan row, the most
+// restrictive one.
+func (m Mode) spec() *modeSpec {
+	if int(m) < len(modes) {
+		return &modes[m]
+	}
+	return &modes[ModePlan]
+}
+
+// String returns the mode's name, as [ParseMode] reads it.
+func (m Mode) String() string {
+	if int(m) >= len(modes) {
+		return fmt.Sprintf("Mode(%d)", m)
+	}
+	return m.spec().name
+}
+
+// Tools returns the names of the tools a run in m offers, a fresh slice
+// each time: the mode's own tools, then http_fetch when network is set
+// (the run's policy allows some hosts) and the mode may use it, then the
+// agent tool ([SubAgentToolName]) when the mode may start sub-agents.
+func (m Mode) Tools(network bool) []string {
+	s := m.spec()
+	out := slices.Clone(s.tools)
+	if network && s.network {
+		out = append(out, networkTools...)
+	}
+	if s.subAgents {
+		out = append(out, SubAgentToolName)
+	}
+	return out
+}
+
+// ReadOnly reports whether a run in m may only read: its gateway refuses
+// every tool whose risk is not read or none, and it proposes no edits.
+func (m Mode) ReadOnly() bool { return m.spec().readOnly }
+
+// SubAgents reports whether a run in m offers the agent tool (B7).
+func (m Mode) SubAgents() bool { return m.spec().subAgents }
+
+// Findings reports whether a run in m reports findings (E5).
+func (m Mode) Findings() bool { return m.spec().findings }
+
+// Brief is the mode paragraph of m's system prompt.
+func (m Mode) Brief() prompts.Brief { return m.spec().brief }
+
+// DefaultInstruction is the task of a run in m when the user gives none;
+// "" means the user must give one.
+func (m Mode) DefaultInstruction() string { return m.spec().instruction }

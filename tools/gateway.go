@@ -1,0 +1,98 @@
+package tools
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+)
+
+// GatewayOptions is everything one run's gateway is built from: the
+// workspace and what the tools report to, the policy, who answers its
+// questions and where its decisions are recorded, and which tools the run
+// offers. Nil fields mean the capability is absent, as in [Env].
+type GatewayOptions struct {
+	// Root is the absolute workspace root with symlinks resolved.
+	Root      string
+	Workspace Workspace
+	Edits     EditProposer
+	Findings  FindingSink
+	// Sync gets approved edits onto the disk before a process reads it
+	// (see [Env.Sync]).
+	Sync func(ctx context.Context) []string
+	// Reads tracks what the model has seen of each file (T17).
+	Reads *ReadTracker
+	// Policy decides allow / ask / deny and configures the tools (shell
+	// rules, command limits, the HTTP allowlist); nil means the editor
+	// defaults.
+	Policy *Policy
+	// Approver answers the policy's asks and human_confirm's questions.
+	Approver Approver
+	// Session remembers "always allow" answers across runs.
+	Session *Session
+	// Audit receives one record per decision; nil discards.
+	Audit     *AuditLog
+	SessionID string
+	Logger    *slog.Logger
+
+	// Allowed are the tool names the run offers (what its mode says);
+	// ReadOnly refuses every tool that is not a read (E4).
+	Allowed  []string
+	ReadOnly bool
+	// Tools are tools of this run only, offered next to the registry's
+	// when Allowed names them (the sub-agent tool, built with its parent
+	// run's options). One of them replaces a registry tool of its name.
+	Tools []*Tool
+}
+
+// NewGateway returns the validation gateway of one run over reg and o.Tools:
+// the one place where the tools' environment, the policy's tool settings,
+// the approver and the audit log come together. serve, exec, vet and call
+// all build their gateway here. It fails only on an invalid o.Tools entry.
+func NewGateway(reg *Registry, o *GatewayOptions) (*Runner, error) {
+	if o == nil {
+		o = &GatewayOptions{}
+	}
+	policy := o.Policy
+	if policy == nil {
+		policy = DefaultPolicy(ProfileEditor)
+	}
+	if len(o.Tools) > 0 {
+		run := &Registry{tools: reg.entries()}
+		for _, t := range o.Tools {
+			delete(run.tools, t.Name)
+			if err := run.Register(t); err != nil {
+				return nil, err
+			}
+		}
+		reg = run
+	}
+	env := &Env{Root: o.Root, Workspace: o.Workspace, Edits: o.Edits, Findings: o.Findings, Sync: o.Sync,
+		Reads: o.Reads}
+	policy.Apply(env)
+	return NewRunner(reg, env, &RunnerOptions{
+		Allowed: slices.Clone(o.Allowed), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,
+		Session: o.Session, Audit: o.Audit, SessionID: o.SessionID, Logger: o.Logger,
+	}), nil
+}
+
+// Subset returns a gateway with r's registry, environment, policy,
+// approvals and audit that offers only those of names r offers: what a
+// sub-agent of r's run gets.
+func (r *Runner) Subset(names []string) *Runner {
+	opts := r.opts
+	opts.Allowed = nil
+	for _, n := range names {
+		if slices.Contains(r.opts.Allowed, n) {
+			opts.Allowed = append(opts.Allowed, n)
+		}
+	}
+	return NewRunner(r.reg, r.env, &opts)
+}
+
+// entries returns a copy of the registry's table.
+func (r *Registry) entries() map[string]*entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return maps.Clone(r.tools)
+}
