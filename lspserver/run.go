@@ -97,7 +97,7 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 	sink := &findingSink{s: s, ws: ws}
 	prop := &proposer{s: s, ws: ws, counts: counts}
 	env := &tools.Env{Root: s.root, Workspace: ws, Findings: sink, Logger: log, Approver: approver{s},
-		Reads: tools.NewReadTracker()}
+		Reads: tools.NewReadTracker(), Exec: s.opts.Exec}
 	policy.Apply(env)
 	allowed := tools.PlanTools
 	switch mode {

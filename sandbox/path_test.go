@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
 // sl is a symlink setup op.
@@ -101,9 +103,9 @@ func TestResolvePath_T4_Adversarial(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fx := newFixture(t)
-			fx.apply(t, c.setup...)
-			got, err := ResolvePath(fx.root, fx.expand(c.path))
+			fx := sandboxtest.NewFixture(t)
+			apply(t, fx, c.setup...)
+			got, err := ResolvePath(fx.Root, fx.Expand(c.path))
 			if c.want != "" {
 				if err != nil || got != c.want {
 					t.Fatalf("ResolvePath(%q) = %q, %v; want %q", c.path, got, err, c.want)
@@ -118,7 +120,7 @@ func TestResolvePath_T4_Adversarial(t *testing.T) {
 			if pe.Rule != c.rule {
 				t.Errorf("rule = %q (%s); want %q", pe.Rule, pe.Reason, c.rule)
 			}
-			if pe.Subject != fx.expand(c.path) {
+			if pe.Subject != fx.Expand(c.path) {
 				t.Errorf("subject = %q; want the path as given", pe.Subject)
 			}
 		})

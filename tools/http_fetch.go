@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
 )
 
 // httpMaxText bounds the page text in a result, under MaxResultChars so
@@ -85,7 +86,7 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "status: %s\ncontent-type: %s\nurl: %s\n", res.Status, res.ContentType, res.FinalURL)
-	text := res.Text
+	text := fetchText(res)
 	cut := len(text) > httpMaxText
 	if cut {
 		text = strings.ToValidUTF8(text[:httpMaxText], "")
@@ -95,7 +96,7 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	}
 	switch {
 	case res.Truncated:
-		fmt.Fprintf(&b, "\n[body truncated at %d bytes]", res.Bytes)
+		fmt.Fprintf(&b, "\n[body truncated at %d bytes]", len(res.Body))
 	case cut:
 		fmt.Fprintf(&b, "\n[text truncated at %d characters]", httpMaxText)
 	}
@@ -106,7 +107,7 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 // refusal.
 func checkFetchURL(env *Env, a httpFetchArgs) (string, error) {
 	if env.HTTP == nil {
-		return "", &sandbox.PolicyError{Rule: sandbox.RuleHTTPOff, Reason: "network access is off"}
+		return "", &sandbox.PolicyError{Rule: netguard.RuleOff, Reason: "network access is off"}
 	}
 	u, err := env.HTTP.CheckURL(a.URL, fetchMethod(a))
 	if err != nil {
@@ -134,22 +135,22 @@ func fetchError(err error) *fetchErr {
 	if pe, ok := errors.AsType[*sandbox.PolicyError](err); ok {
 		e := &fetchErr{ToolError{Code: CodeHostNotAllowed, Field: "url", Reason: pe.Reason, Recovery: ask}, pe.Rule}
 		switch pe.Rule {
-		case sandbox.RuleHTTPOff:
+		case netguard.RuleOff:
 			e.Field, e.Recovery = "", "do without network access, or ask the user to enable it"
-		case sandbox.RuleHTTPMalformed, sandbox.RuleHTTPUserinfo:
+		case netguard.RuleMalformed, netguard.RuleUserinfo:
 			e.Code, e.Recovery = CodeInvalidArgs, "send an absolute URL such as https://host/path, without credentials"
-		case sandbox.RuleHTTPMethod:
+		case netguard.RuleMethod:
 			e.Code, e.Field, e.Recovery = CodeInvalidArgs, "method", "use GET or HEAD"
-		case sandbox.RuleHTTPHostNotAllowed:
+		case netguard.RuleHostNotAllowed:
 			e.Reason = "host not in the allowlist"
-		case sandbox.RuleHTTPPort, sandbox.RuleHTTPPath:
+		case netguard.RulePort, netguard.RulePath:
 			e.Reason = "URL not in the allowlist"
 		}
 		return e
 	}
 	e := &fetchErr{ToolError{Code: CodeUnavailable, Field: "url", Reason: "the request failed: " + netReason(err),
 		Recovery: "check the URL; retry later if the server may be down"}, "http.failed"}
-	if errors.Is(err, sandbox.ErrFetchTimeout) {
+	if errors.Is(err, netguard.ErrTimeout) {
 		e.Code, e.Reason, e.Recovery, e.rule = CodeTimeout, "the request timed out", "retry later, or fetch a smaller resource", "http.timeout"
 	}
 	return e

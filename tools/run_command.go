@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/sandbox/shell"
 )
 
 // DefaultCommandTimeout caps run_command when the policy sets no cap.
@@ -46,16 +48,16 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Check, 
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return denyCheck(CodeInvalidArgs, "args.decode", "arguments do not fit the tool"), nil
 	}
-	sp := &sandbox.ShellPolicy{Root: env.Root, Extra: env.ShellRules, Home: env.Home}
+	sp := &shell.Policy{Root: env.Root, Extra: env.ShellRules, Home: env.Home}
 	v := sp.Analyze(a.Command)
 	c := &Check{Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
 	if v.Command != "" && v.Command != c.Subject {
 		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, cut(v.Command, 200))
 	}
 	switch v.Decision {
-	case sandbox.DecisionAllow:
+	case sandbox.Allow:
 		c.Decision, c.Safe = Allow, true
-	case sandbox.DecisionDeny:
+	case sandbox.Deny:
 		c.Decision, c.Code, c.Field = Deny, CodeCommandDenied, "command"
 	default:
 		c.Decision = Ask
@@ -74,11 +76,14 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	if f := decodeArgs(raw, &a); f != nil {
 		return *f, nil
 	}
+	if env.Exec == nil {
+		return Fail(CodeUnavailable, "", "running commands is not available in this run", "do without running commands"), nil
+	}
 	var unsaved []string
 	if env.Sync != nil {
 		unsaved = env.Sync(ctx)
 	}
-	res, err := sandbox.Exec(ctx, &sandbox.ExecSpec{
+	res, err := env.Exec.Run(ctx, &exec.Spec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
 		AllowNetwork: env.CommandNetwork,
 	})
@@ -98,7 +103,7 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 
 // formatExec renders a command's outcome for the model: exit status, then
 // stdout and stderr, each already bounded by the sandbox.
-func formatExec(r *sandbox.ExecResult) Result {
+func formatExec(r *exec.Result) Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code %d", r.ExitCode)
 	if r.Signal != "" {

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/sandbox/shell"
 )
 
 // Risk is what a tool touches, declared by the tool and enforced by the
@@ -97,13 +99,16 @@ type Env struct {
 	// absolute paths into it like ~/…; "" is fine (~ is still outside).
 	Home string
 	// ShellRules extend the shell analyser's command table (policy file).
-	ShellRules []sandbox.CommandRule
+	ShellRules []shell.CommandRule
 	// CommandTimeout caps run_command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
 	// CommandNetwork lets run_command use the network (policy file).
 	CommandNetwork bool
+	// Exec runs run_command's processes in the sandbox; nil means no
+	// command can run in this run.
+	Exec *exec.Runner
 	// HTTP is the network policy of http_fetch; nil means no network.
-	HTTP   *sandbox.HTTPPolicy
+	HTTP   *netguard.Policy
 	Logger *slog.Logger
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -29,6 +30,9 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return 1
 	}
 	edits.Root = g.env.Root
+	procs := exec.New(nil)
+	defer procs.Close()
+	g.env.Exec = procs
 	res, err := runner.Call(ctx, fs.Arg(0), fs.Arg(1))
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls call: %v\n", err)

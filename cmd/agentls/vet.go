@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -38,7 +38,7 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return 2
 		}
 		if g.env.HTTP == nil {
-			g.env.HTTP = &sandbox.HTTPPolicy{}
+			g.env.HTTP = &netguard.Policy{}
 		}
 		if g.env.HTTP.Resolve == nil {
 			g.env.HTTP.Resolve = map[string][]string{}
