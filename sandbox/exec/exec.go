@@ -12,43 +12,6 @@ import (
 	"time"
 )
 
-// The execution layer (S1–S4). [Runner.Run] runs an approved command in
-// layers that hold even when the approval was wrong; each layer the kernel
-// or the user lacks is reported once ([Runner.Layers],
-// [Options.OnLayerMissing]) and the others still apply:
-//
-//   - process-group: the helper starts a new session (setsid), so the
-//     command has no controlling terminal and is signalled as a group.
-//   - user, PID and network namespaces: the helper is PID 1 of a new PID
-//     namespace, so setsid'd grandchildren die with the command; the
-//     network namespace is empty (loopback down), so nothing connects.
-//     AllowNetwork drops the network namespace only.
-//   - Landlock (S3): read and execute the workspace, /usr, /bin, /sbin,
-//     /lib*, /proc, /sys, /etc without its secret files (shadow, sudoers,
-//     ssh host keys, TLS private keys, …), GOROOT, GOMODCACHE and the
-//     policy's ReadRoots; write only the workspace, a private temp dir
-//     (HOME and TMPDIR, removed afterwards) and the sandbox's own Go
-//     build cache; open /dev/null, zero, full, random, urandom. The home
-//     directory, other projects and other temp files are invisible. Tools
-//     installed under HOME (~/go/bin, ~/.cargo, pyenv shims) are invisible
-//     too unless the policy adds them as read roots; /dev/shm and
-//     pseudo-terminals are not available. Signals and abstract unix
-//     sockets are scoped to the command (ABI 6).
-//   - seccomp: no unix sockets (docker, the systemd user manager and
-//     ssh-agent listen on them, outside every namespace), no io_uring,
-//     keyrings, ptrace or process_vm_*.
-//   - no capabilities, no_new_privs (setuid binaries gain nothing).
-//   - rlimits: CPU seconds, address space, file size and open files per
-//     process; no core dumps.
-//   - process-limit: RLIMIT_NPROC, which the kernel counts per user
-//     namespace; as root (exempt from RLIMIT_NPROC) a cgroup-v1 pids
-//     cgroup per command instead.
-//   - pdeathsig: the command dies with the server.
-//
-// The environment is rebuilt from an allowlist (see commandEnv); git gets
-// no system or global config and none of the settings that run programs.
-// Output is captured as in [StdoutCap].
-
 // Defaults for [Spec] and [Limits] fields left zero.
 const (
 	DefaultTimeout = 120 * time.Second // S1: the policy may lower it

@@ -8,7 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -227,7 +227,7 @@ func copyOut(b *capBuffer, r io.Reader) {
 
 // helperProc is a started helper.
 type helperProc struct {
-	cmd     *exec.Cmd
+	cmd     *osexec.Cmd
 	status  *os.File      // read end of the helper's status pipe
 	exited  chan struct{} // closed when the helper has exited; not reaped before reap
 	release chan struct{}
@@ -278,7 +278,7 @@ func launchHelper(flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	}
-	cmd := &exec.Cmd{
+	cmd := &osexec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{helperArgInit},
 		Env:         []string{helperEnv + "=init", "GOMAXPROCS=1"},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -582,7 +582,7 @@ func TestExec_Unprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-4]_)", "-test.short", "-test.v")
+	cmd := osexec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-4]_)", "-test.short", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), execUnprivEnv + "=65534"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
@@ -615,7 +615,7 @@ func TestExec_S1_DiesWithServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := exec.Command(exe, "-test.run=^TestExec_S1_DiesWithServer$")
+	server := osexec.Command(exe, "-test.run=^TestExec_S1_DiesWithServer$")
 	server.Env = append(os.Environ(), execServerRoleEnv+"="+ws)
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
@@ -650,7 +650,7 @@ func TestExec_S1_DiesWithServer(t *testing.T) {
 }
 
 func TestExec_S2_GitHardened(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, err := osexec.LookPath("git"); err != nil {
 		t.Skip("no git here")
 	}
 	ws := execWorkspace(t)

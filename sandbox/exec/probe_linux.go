@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -171,7 +171,7 @@ func findToolchain() toolchain {
 	var tc toolchain
 	tc.goroot = os.Getenv("GOROOT")
 	if tc.goroot == "" {
-		if p, err := exec.LookPath("go"); err == nil {
+		if p, err := osexec.LookPath("go"); err == nil {
 			if r, err := filepath.EvalSymlinks(p); err == nil {
 				tc.goroot = filepath.Dir(filepath.Dir(r))
 			}
