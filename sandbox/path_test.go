@@ -133,3 +133,25 @@ func TestResolvePath_RelativeRoot(t *testing.T) {
 		t.Fatal("relative root accepted")
 	}
 }
+
+// TestResolveWithin_OutsideRefused: ResolveWithin is exported for the shell
+// analyser, which calls it only for paths lexically inside the root; any
+// other caller's path outside the root (a sibling with the root as a name
+// prefix, a parent, another tree) is refused, never resolved or a panic.
+func TestResolveWithin_OutsideRefused(t *testing.T) {
+	fx := sandboxtest.NewFixture(t)
+	for _, abs := range []string{fx.Root + "-sibling/x", fx.Root[:len(fx.Root)-1], "/", "/etc/passwd", fx.Outside + "/secret.txt"} {
+		rel, err := ResolveWithin(fx.Root, abs)
+		if pe, ok := errors.AsType[*PolicyError](err); !ok || pe.Rule != RuleOutsideRoot {
+			t.Errorf("ResolveWithin(%q) = %q, %v; want a %s refusal", abs, rel, err, RuleOutsideRoot)
+		}
+	}
+	for abs, want := range map[string]string{fx.Root: ".", fx.Root + "/src/main.go": "src/main.go", fx.Root + "/new": "new"} {
+		if rel, err := ResolveWithin(fx.Root, abs); rel != want || err != nil {
+			t.Errorf("ResolveWithin(%q) = %q, %v; want %q", abs, rel, err, want)
+		}
+	}
+	if rel, err := ResolveWithin("/", "/etc"); rel != "etc" || err != nil {
+		t.Errorf(`ResolveWithin("/", "/etc") = %q, %v`, rel, err)
+	}
+}
