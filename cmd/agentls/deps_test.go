@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,6 +34,10 @@ var depsRules = map[string][]string{
 	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 }
+
+// testOnly are test-helper packages: only _test.go files (whose imports
+// go list reports apart) may import them.
+var testOnly = []string{"sandbox/sandboxtest"}
 
 // thirdParty says which of our packages (and those below them) may import
 // a restricted library, by import path prefix.
@@ -108,6 +113,7 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"tools imports the HTML parser", pkg{module + "/tools", []string{"golang.org/x/net/html"}}, 1},
 		{"exec imports another library", pkg{module + "/sandbox/exec", []string{"github.com/google/go-cmp/cmp"}}, 1},
 		{"htmltext imports sandbox", pkg{module + "/tools/htmltext", []string{module + "/sandbox"}}, 1},
+		{"tools imports a test helper", pkg{module + "/tools", []string{module + "/sandbox/sandboxtest"}}, 1},
 		{"allowed: sqlguard", pkg{module + "/sandbox/sqlguard", []string{module + "/sandbox", "modernc.org/sqlite", "database/sql"}}, 0},
 		{"allowed: shell", pkg{module + "/sandbox/shell", []string{module + "/sandbox", "mvdan.cc/sh/v3/syntax"}}, 0},
 		{"allowed: exec", pkg{module + "/sandbox/exec", []string{"golang.org/x/sys/unix", "os/exec"}}, 0},
@@ -134,7 +140,10 @@ func violations(pkgs []pkg) []string {
 		libs, closed := ruleFor(closedThirdParty, from)
 		for _, imp := range p.Imports {
 			if to, ours := strings.CutPrefix(imp, module+"/"); ours {
-				if !matchAny(to, allowed) {
+				switch {
+				case slices.Contains(testOnly, to):
+					out = append(out, fmt.Sprintf("%s imports %s: a test helper, for _test.go files only", from, imp))
+				case !matchAny(to, allowed):
 					out = append(out, fmt.Sprintf("%s imports %s: not in its allowed imports %v", from, imp, allowed))
 				}
 				continue
