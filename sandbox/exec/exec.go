@@ -78,7 +78,9 @@ type Options struct {
 // Runner runs approved commands in the sandbox. Programs make one, in
 // main, and pass it to whatever runs commands; it finds out once which
 // layers this kernel and user allow. A Runner is safe for concurrent
-// use; [Runner.Close] must be called when it is no longer needed.
+// use. One made with [Options.Prestart] keeps a helper process between
+// commands until [Runner.Close]; one without holds nothing between
+// commands, and closing it is optional.
 type Runner struct {
 	opts Options
 	log  *slog.Logger
