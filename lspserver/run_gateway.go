@@ -14,7 +14,7 @@ import (
 // its parent, and sub-agents get a subset of this gateway.
 func (s *Server) equip(r *run) error {
 	o := &tools.GatewayOptions{
-		Root: s.root, Workspace: r.ws, Findings: r.sink, Reads: tools.NewReadTracker(),
+		Root: s.root, Workspace: r.ws, Findings: r.sink, Reads: tools.NewReadTracker(), Exec: s.opts.Exec,
 		Policy: r.policy, Approver: approver{s}, Session: s.sess, Audit: s.opts.Audit,
 		SessionID: r.id, Logger: r.log,
 		Allowed: r.mode.Tools(allowsHosts(r.policy)), ReadOnly: r.mode.ReadOnly(),

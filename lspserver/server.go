@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	LoadPolicy func(root string) (*tools.Policy, error)
 	// Audit receives one record per tool decision; nil discards.
 	Audit *tools.AuditLog
+	// Exec runs the commands of run_command; nil means a runner of the
+	// server's own, without prestart.
+	Exec *exec.Runner
 	// Logger receives server logs (never stdout). Nil discards them.
 	Logger *slog.Logger
 }
@@ -139,6 +143,9 @@ func newServer(opts *Options) *Server {
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.Exec == nil {
+		s.opts.Exec = exec.New(nil)
 	}
 	s.reg = s.opts.Registry
 	if s.reg == nil {

@@ -7,37 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
-
-// fixture is the paths fixture of /work/shared/policy-examples/README.md:
-// a workspace root and a sibling "outside" directory holding a secret.
-type fixture struct {
-	root, outside string
-}
-
-func newFixture(t testing.TB) fixture {
-	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := fixture{root: filepath.Join(base, "project"), outside: filepath.Join(base, "outside")}
-	for _, d := range []string{"src", ".git/hooks", "docs/sub"} {
-		mustMkdir(t, filepath.Join(fx.root, d))
-	}
-	mustMkdir(t, filepath.Join(fx.outside, "sub"))
-	mustWrite(t, filepath.Join(fx.root, "src/main.go"), "package main\n")
-	mustWrite(t, filepath.Join(fx.root, "README.md"), "# project\n")
-	mustWrite(t, filepath.Join(fx.root, ".git/config"), "[core]\n")
-	mustWrite(t, filepath.Join(fx.outside, "secret.txt"), "TOP SECRET\n")
-	return fx
-}
-
-// expand replaces the README placeholders.
-func (fx fixture) expand(s string) string {
-	return strings.NewReplacer("{{ROOT}}", fx.root, "{{OUTSIDE}}", fx.outside,
-		"{{ROOTNAME}}", filepath.Base(fx.root)).Replace(s)
-}
 
 // setupOp is one extra fixture operation, run inside the root.
 type setupOp struct {
@@ -47,44 +19,30 @@ type setupOp struct {
 	Path   string `json:"path"`
 }
 
-func (fx fixture) apply(t testing.TB, ops ...setupOp) {
+// apply runs ops in fx.
+func apply(t testing.TB, fx sandboxtest.Fixture, ops ...setupOp) {
 	t.Helper()
 	for _, op := range ops {
 		switch op.Op {
 		case "symlink":
-			link := filepath.Join(fx.root, op.Link)
-			mustMkdir(t, filepath.Dir(link))
-			if err := os.Symlink(fx.expand(op.Target), link); err != nil {
+			link := filepath.Join(fx.Root, op.Link)
+			sandboxtest.MustMkdir(t, filepath.Dir(link))
+			if err := os.Symlink(fx.Expand(op.Target), link); err != nil {
 				t.Fatal(err)
 			}
 		case "hardlink":
-			target := fx.expand(op.Target)
+			target := fx.Expand(op.Target)
 			if !filepath.IsAbs(target) {
-				target = filepath.Join(fx.root, target)
+				target = filepath.Join(fx.Root, target)
 			}
-			if err := os.Link(target, filepath.Join(fx.root, op.Link)); err != nil {
+			if err := os.Link(target, filepath.Join(fx.Root, op.Link)); err != nil {
 				t.Fatal(err)
 			}
 		case "mkfifo":
-			mkfifo(t, filepath.Join(fx.root, op.Path))
+			sandboxtest.Mkfifo(t, filepath.Join(fx.Root, op.Path))
 		default:
 			t.Fatalf("unknown setup op %q", op.Op)
 		}
-	}
-}
-
-func mustMkdir(t testing.TB, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustWrite(t testing.TB, name, content string) {
-	t.Helper()
-	mustMkdir(t, filepath.Dir(name))
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -140,9 +98,9 @@ func TestResolvePath_T4_PolicyExamples(t *testing.T) {
 			name = name[:60]
 		}
 		t.Run(name, func(t *testing.T) {
-			fx := newFixture(t)
-			fx.apply(t, c.Setup...)
-			rel, err := ResolvePath(fx.root, fx.expand(c.Path))
+			fx := sandboxtest.NewFixture(t)
+			apply(t, fx, c.Setup...)
+			rel, err := ResolvePath(fx.Root, fx.Expand(c.Path))
 			inside := err == nil
 			if err != nil {
 				checkPolicyError(t, err, fx)
@@ -162,7 +120,7 @@ func TestResolvePath_T4_PolicyExamples(t *testing.T) {
 
 // checkPolicyError checks that err is a *PolicyError whose Rule is known and
 // whose Reason does not leak the outside directory.
-func checkPolicyError(t testing.TB, err error, fx fixture) {
+func checkPolicyError(t testing.TB, err error, fx sandboxtest.Fixture) {
 	t.Helper()
 	pe, ok := err.(*PolicyError)
 	if !ok {
@@ -171,7 +129,7 @@ func checkPolicyError(t testing.TB, err error, fx fixture) {
 	if pe.Rule != RuleOutsideRoot && pe.Rule != RuleInvalidPath {
 		t.Errorf("unknown rule %q", pe.Rule)
 	}
-	if strings.Contains(pe.Reason, fx.outside) || strings.Contains(pe.Reason, fx.root) {
+	if strings.Contains(pe.Reason, fx.Outside) || strings.Contains(pe.Reason, fx.Root) {
 		t.Errorf("reason leaks a host path: %q", pe.Reason)
 	}
 }

@@ -6,39 +6,41 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
 // FuzzResolvePath (T4, S5) checks that ResolvePath never panics, refuses only with a
 // *PolicyError that does not leak host paths, and that an accepted path is
 // local to the root and, as far as it exists on disk, really inside it. The
-// shell analyser's shortcut, resolveWithin, must agree with it on every
+// shell analyser's shortcut, ResolveWithin, must agree with it on every
 // clean absolute path inside the root.
 func FuzzResolvePath(f *testing.F) {
-	fx := newFixture(f)
-	fx.apply(f,
+	fx := sandboxtest.NewFixture(f)
+	apply(f, fx,
 		sl("up", ".."), sl("out", "{{OUTSIDE}}"), sl("a", "b"), sl("b", "a"),
 		sl("in", "src"), sl("abs", "{{ROOT}}/src"), sl("dangle", "{{OUTSIDE}}/new.txt"),
 		sl("docs/parent", ".."), sl("docs/sub/esc", "../../../outside/secret.txt"),
 		sl("here", "."), sl("grow", "grow/grow"),
 	)
 	for _, c := range loadPolicyCases(f) {
-		f.Add(fx.expand(c.Path))
+		f.Add(fx.Expand(c.Path))
 	}
 	for _, s := range []string{
 		"", ".", "..", "src/../..", "up/outside/secret.txt", "out/secret.txt", "a/b", "in/main.go",
 		"abs/../..", "dangle", "docs/parent/up", "docs/sub/esc", "here/here/up", "grow/x",
-		"file://" + fx.root + "/up/x", "file://" + fx.outside + "/secret.txt", "file:///%2e%2e",
-		fx.root + "/../outside", "~/x", "$HOME", "src/\u202egnp.go", strings.Repeat("../", 50),
+		"file://" + fx.Root + "/up/x", "file://" + fx.Outside + "/secret.txt", "file:///%2e%2e",
+		fx.Root + "/../outside", "~/x", "$HOME", "src/\u202egnp.go", strings.Repeat("../", 50),
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		rel, err := ResolvePath(fx.root, p)
-		if abs := filepath.Join(fx.root, p); !strings.HasPrefix(p, "file:") && within(fx.root, abs) {
-			got, gerr := resolveWithin(fx.root, abs)
-			want, werr := ResolvePath(fx.root, abs)
+		rel, err := ResolvePath(fx.Root, p)
+		if abs := filepath.Join(fx.Root, p); !strings.HasPrefix(p, "file:") && within(fx.Root, abs) {
+			got, gerr := ResolveWithin(fx.Root, abs)
+			want, werr := ResolvePath(fx.Root, abs)
 			if got != want || ruleOf(gerr) != ruleOf(werr) {
-				t.Fatalf("resolveWithin(%q) = %q, %v; ResolvePath gives %q, %v", abs, got, gerr, want, werr)
+				t.Fatalf("ResolveWithin(%q) = %q, %v; ResolvePath gives %q, %v", abs, got, gerr, want, werr)
 			}
 		}
 		if err != nil {
@@ -49,7 +51,7 @@ func FuzzResolvePath(f *testing.F) {
 			if pe.Subject != p {
 				t.Fatalf("subject %q is not the path as given %q", pe.Subject, p)
 			}
-			if strings.Contains(pe.Reason, fx.outside) {
+			if strings.Contains(pe.Reason, fx.Outside) {
 				t.Fatalf("reason leaks the outside path: %q", pe.Reason)
 			}
 			return
@@ -60,7 +62,7 @@ func FuzzResolvePath(f *testing.F) {
 		if rel != filepath.ToSlash(filepath.Clean(rel)) {
 			t.Fatalf("ResolvePath(%q) = %q: not clean", p, rel)
 		}
-		checkInside(t, fx.root, rel)
+		checkInside(t, fx.Root, rel)
 	})
 }
 
@@ -96,4 +98,10 @@ func checkInside(t *testing.T, root, rel string) {
 	if real != full {
 		t.Fatalf("%q still holds a symlink: %q resolves to %q", rel, full, real)
 	}
+}
+
+// within reports whether p lies lexically inside base, both clean and
+// absolute: the precondition of ResolveWithin in the shell analyser.
+func within(base, p string) bool {
+	return base == "/" || p == base || len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base)
 }

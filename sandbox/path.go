@@ -79,13 +79,18 @@ func ResolvePath(root, p string) (string, error) {
 	return resolveRel(root, rel, p)
 }
 
-// resolveWithin is ResolvePath for abs, a clean absolute path already known
-// to lie lexically inside root (clean and absolute too): the shell
+// ResolveWithin is [ResolvePath] for abs, a clean absolute path already
+// known to lie lexically inside root (clean and absolute too): the shell
 // analyser's case, which needs no relative-path work. The checks on the
-// name and on its symlinks are the same.
-func resolveWithin(root, abs string) (string, error) {
+// name and on its symlinks are the same, and so are the results
+// (FuzzResolvePath compares them). An abs that is not lexically inside
+// root is refused with [RuleOutsideRoot].
+func ResolveWithin(root, abs string) (string, error) {
 	if _, rule, reason := literalPath(abs); reason != "" {
 		return "", &PolicyError{Rule: rule, Subject: abs, Reason: reason}
+	}
+	if abs != root && (!strings.HasPrefix(abs, root) || root != "/" && abs[len(root)] != '/') {
+		return "", &PolicyError{Rule: RuleOutsideRoot, Subject: abs, Reason: "the absolute path is outside the workspace"}
 	}
 	rel := "."
 	if abs != root {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
 // sl is a symlink setup op.
@@ -101,9 +103,9 @@ func TestResolvePath_T4_Adversarial(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fx := newFixture(t)
-			fx.apply(t, c.setup...)
-			got, err := ResolvePath(fx.root, fx.expand(c.path))
+			fx := sandboxtest.NewFixture(t)
+			apply(t, fx, c.setup...)
+			got, err := ResolvePath(fx.Root, fx.Expand(c.path))
 			if c.want != "" {
 				if err != nil || got != c.want {
 					t.Fatalf("ResolvePath(%q) = %q, %v; want %q", c.path, got, err, c.want)
@@ -118,7 +120,7 @@ func TestResolvePath_T4_Adversarial(t *testing.T) {
 			if pe.Rule != c.rule {
 				t.Errorf("rule = %q (%s); want %q", pe.Rule, pe.Reason, c.rule)
 			}
-			if pe.Subject != fx.expand(c.path) {
+			if pe.Subject != fx.Expand(c.path) {
 				t.Errorf("subject = %q; want the path as given", pe.Subject)
 			}
 		})
@@ -129,5 +131,27 @@ func TestResolvePath_T4_Adversarial(t *testing.T) {
 func TestResolvePath_RelativeRoot(t *testing.T) {
 	if _, err := ResolvePath("project", "src/main.go"); err == nil {
 		t.Fatal("relative root accepted")
+	}
+}
+
+// TestResolveWithin_OutsideRefused: ResolveWithin is exported for the shell
+// analyser, which calls it only for paths lexically inside the root; any
+// other caller's path outside the root (a sibling with the root as a name
+// prefix, a parent, another tree) is refused, never resolved or a panic.
+func TestResolveWithin_OutsideRefused(t *testing.T) {
+	fx := sandboxtest.NewFixture(t)
+	for _, abs := range []string{fx.Root + "-sibling/x", fx.Root[:len(fx.Root)-1], "/", "/etc/passwd", fx.Outside + "/secret.txt"} {
+		rel, err := ResolveWithin(fx.Root, abs)
+		if pe, ok := errors.AsType[*PolicyError](err); !ok || pe.Rule != RuleOutsideRoot {
+			t.Errorf("ResolveWithin(%q) = %q, %v; want a %s refusal", abs, rel, err, RuleOutsideRoot)
+		}
+	}
+	for abs, want := range map[string]string{fx.Root: ".", fx.Root + "/src/main.go": "src/main.go", fx.Root + "/new": "new"} {
+		if rel, err := ResolveWithin(fx.Root, abs); rel != want || err != nil {
+			t.Errorf("ResolveWithin(%q) = %q, %v; want %q", abs, rel, err, want)
+		}
+	}
+	if rel, err := ResolveWithin("/", "/etc"); rel != "etc" || err != nil {
+		t.Errorf(`ResolveWithin("/", "/etc") = %q, %v`, rel, err)
 	}
 }

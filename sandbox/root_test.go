@@ -9,12 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
-func openFixtureRoot(t *testing.T) (fixture, *Root) {
+func openFixtureRoot(t *testing.T) (sandboxtest.Fixture, *Root) {
 	t.Helper()
-	fx := newFixture(t)
-	r, err := OpenRoot(fx.root)
+	fx := sandboxtest.NewFixture(t)
+	r, err := OpenRoot(fx.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func noBlock(t *testing.T, fn func()) {
 
 func TestRoot_ReadFile(t *testing.T) {
 	fx, r := openFixtureRoot(t)
-	fx.apply(t, setupOp{Op: "mkfifo", Path: "fifo"}, sl("out", "{{OUTSIDE}}/secret.txt"),
+	apply(t, fx, setupOp{Op: "mkfifo", Path: "fifo"}, sl("out", "{{OUTSIDE}}/secret.txt"),
 		sl("zero", "/dev/zero"), sl("in", "src/main.go"), sl("absin", "{{ROOT}}/src/main.go"))
 	cases := []struct {
 		name, rel string
@@ -75,7 +77,7 @@ func TestRoot_ReadFile(t *testing.T) {
 			if c.err != nil && !errors.Is(err, c.err) {
 				t.Fatalf("error %v; want %v", err, c.err)
 			}
-			if strings.Contains(err.Error(), fx.outside) {
+			if strings.Contains(err.Error(), fx.Outside) {
 				t.Errorf("error leaks the outside path: %v", err)
 			}
 		})
@@ -84,9 +86,9 @@ func TestRoot_ReadFile(t *testing.T) {
 
 func TestRoot_ReadDirAndStat(t *testing.T) {
 	fx, r := openFixtureRoot(t)
-	fx.apply(t, setupOp{Op: "mkfifo", Path: "fifo"}, sl("outdir", "{{OUTSIDE}}"))
-	mustWrite(t, filepath.Join(fx.root, "docs/b.md"), "b")
-	mustWrite(t, filepath.Join(fx.root, "docs/a.md"), "a")
+	apply(t, fx, setupOp{Op: "mkfifo", Path: "fifo"}, sl("outdir", "{{OUTSIDE}}"))
+	sandboxtest.MustWrite(t, filepath.Join(fx.Root, "docs/b.md"), "b")
+	sandboxtest.MustWrite(t, filepath.Join(fx.Root, "docs/a.md"), "a")
 	ents, err := r.ReadDir("docs")
 	if err != nil {
 		t.Fatal(err)
@@ -125,10 +127,10 @@ func TestRoot_WriteFileAtomic(t *testing.T) {
 	if err := r.WriteFileAtomic("a/b/c.txt", []byte("new"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	checkFile(t, filepath.Join(fx.root, "a/b/c.txt"), "new", 0o600)
+	checkFile(t, filepath.Join(fx.Root, "a/b/c.txt"), "new", 0o600)
 	// Replace keeps the mode of the existing file.
-	script := filepath.Join(fx.root, "run.sh")
-	mustWrite(t, script, "old")
+	script := filepath.Join(fx.Root, "run.sh")
+	sandboxtest.MustWrite(t, script, "old")
 	if err := os.Chmod(script, 0o751); err != nil {
 		t.Fatal(err)
 	}
@@ -137,14 +139,14 @@ func TestRoot_WriteFileAtomic(t *testing.T) {
 	}
 	checkFile(t, script, "replaced", 0o751)
 	// No temporary file is left behind.
-	ents, _ := os.ReadDir(fx.root)
+	ents, _ := os.ReadDir(fx.Root)
 	for _, e := range ents {
 		if strings.Contains(e.Name(), ".agentls-") {
 			t.Errorf("temporary file left: %s", e.Name())
 		}
 	}
 	// Refusals: outside, the root itself, a directory, a FIFO.
-	fx.apply(t, setupOp{Op: "mkfifo", Path: "fifo"})
+	apply(t, fx, setupOp{Op: "mkfifo", Path: "fifo"})
 	for _, rel := range []string{"../outside/x.txt", ".", "", "src", "fifo"} {
 		var err error
 		noBlock(t, func() { err = r.WriteFileAtomic(rel, []byte("x"), 0o644) })
@@ -152,7 +154,7 @@ func TestRoot_WriteFileAtomic(t *testing.T) {
 			t.Errorf("WriteFileAtomic(%q) succeeded", rel)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(fx.outside, "x.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(fx.Outside, "x.txt")); err == nil {
 		t.Error("a file was created outside")
 	}
 }
@@ -164,17 +166,17 @@ func TestRoot_T4_SwappedSymlink(t *testing.T) {
 	for _, target := range []string{"{{OUTSIDE}}", "../outside"} {
 		t.Run(target, func(t *testing.T) {
 			fx, r := openFixtureRoot(t)
-			mustWrite(t, filepath.Join(fx.root, "docs/notes.txt"), "notes")
-			mustWrite(t, filepath.Join(fx.outside, "notes.txt"), "OUTSIDE NOTES")
+			sandboxtest.MustWrite(t, filepath.Join(fx.Root, "docs/notes.txt"), "notes")
+			sandboxtest.MustWrite(t, filepath.Join(fx.Outside, "notes.txt"), "OUTSIDE NOTES")
 			for _, p := range []string{"docs/notes.txt", "docs/new.txt"} {
-				if _, err := ResolvePath(fx.root, p); err != nil {
+				if _, err := ResolvePath(fx.Root, p); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := os.RemoveAll(filepath.Join(fx.root, "docs")); err != nil {
+			if err := os.RemoveAll(filepath.Join(fx.Root, "docs")); err != nil {
 				t.Fatal(err)
 			}
-			fx.apply(t, sl("docs", target))
+			apply(t, fx, sl("docs", target))
 			if b, err := r.ReadFile("docs/notes.txt", 0); err == nil {
 				t.Errorf("ReadFile escaped: %q", b)
 			}
@@ -187,10 +189,10 @@ func TestRoot_T4_SwappedSymlink(t *testing.T) {
 			if err := r.WriteFileAtomic("docs/notes.txt", []byte("pwned"), 0o644); err == nil {
 				t.Error("WriteFileAtomic replaced a file outside")
 			}
-			if _, err := os.Stat(filepath.Join(fx.outside, "new.txt")); err == nil {
+			if _, err := os.Stat(filepath.Join(fx.Outside, "new.txt")); err == nil {
 				t.Error("file created outside")
 			}
-			checkFile(t, filepath.Join(fx.outside, "notes.txt"), "OUTSIDE NOTES", 0)
+			checkFile(t, filepath.Join(fx.Outside, "notes.txt"), "OUTSIDE NOTES", 0)
 		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/sandbox/sqlguard"
 )
 
 // TestHumanConfirm_T15_T16_Timeout: the model's own question has the same
@@ -184,12 +186,12 @@ func TestPolicyRefusal_T11(t *testing.T) {
 	}{
 		{sandbox.RuleOutsideRoot, CodePathOutsideRoot, "path"},
 		{sandbox.RuleInvalidPath, CodePathOutsideRoot, "path"},
-		{sandbox.RuleSQLNotReadOnly, CodeSQLNotReadOnly, "path"},
-		{sandbox.RuleHTTPHostNotAllowed, CodeHostNotAllowed, "path"},
-		{sandbox.RuleHTTPAddr, CodeHostNotAllowed, "path"},
-		{sandbox.RuleHTTPMalformed, CodeInvalidArgs, "path"},
-		{sandbox.RuleHTTPMethod, CodeInvalidArgs, "method"},
-		{sandbox.RuleHTTPOff, CodeHostNotAllowed, ""},
+		{sqlguard.RuleNotReadOnly, CodeSQLNotReadOnly, "path"},
+		{netguard.RuleHostNotAllowed, CodeHostNotAllowed, "path"},
+		{netguard.RuleAddr, CodeHostNotAllowed, "path"},
+		{netguard.RuleMalformed, CodeInvalidArgs, "path"},
+		{netguard.RuleMethod, CodeInvalidArgs, "method"},
+		{netguard.RuleOff, CodeHostNotAllowed, ""},
 		{"other.rule", CodePolicyDenied, "path"},
 	} {
 		e := policyRefusal(&sandbox.PolicyError{Rule: c.rule, Subject: "s", Reason: "r"}, "path")

@@ -1,30 +1,22 @@
 package tools
 
-// Decision is an allow / ask / deny verdict. It is the one decision type
-// of the gateway: tool checks, policy rules, risk defaults, the audit log
-// and `agentls vet` all use it. Its values match the sandbox's, so that it
-// can become an alias of the sandbox's decision type.
-type Decision string
+import "github.com/agentls/agentls/sandbox"
+
+// Decision is an allow / ask / deny verdict: the sandbox's one decision
+// type. Tool checks, policy rules, risk defaults, the audit log and
+// `agentls vet` all use it.
+type Decision = sandbox.Decision
 
 // The decisions, from most to least permissive.
 const (
-	Allow Decision = "allow"
-	Ask   Decision = "ask"
-	Deny  Decision = "deny"
+	Allow = sandbox.Allow
+	Ask   = sandbox.Ask
+	Deny  = sandbox.Deny
 )
 
-// stricter reports whether a is stricter than b.
-func stricter(a, b Decision) bool { return rank(a) > rank(b) }
-
-func rank(d Decision) int {
-	switch d {
-	case Allow:
-		return 0
-	case Ask:
-		return 1
-	}
-	return 2 // deny, and anything unknown: fail closed
-}
+// stricter reports whether a is stricter than b; unknown values rank as
+// deny (fail closed).
+func stricter(a, b Decision) bool { return a.Stricter(b) }
 
 // Verdict is a decision on one call and what it is about. A tool's static
 // policy step ([Tool.Check]) returns its own verdict; the gateway combines

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
 )
 
 // Code is a model-facing error code. The list is closed: add a code here
@@ -98,15 +99,15 @@ func policyRefusal(pe *sandbox.PolicyError, field string) *ToolError {
 	case "http":
 		e.Code, e.Recovery = CodeHostNotAllowed, recoverHTTP
 		switch pe.Rule {
-		case sandbox.RuleHTTPOff:
+		case netguard.RuleOff:
 			e.Field, e.Recovery = "", "do without network access, or ask the user to enable it"
-		case sandbox.RuleHTTPMalformed, sandbox.RuleHTTPUserinfo:
+		case netguard.RuleMalformed, netguard.RuleUserinfo:
 			e.Code, e.Recovery = CodeInvalidArgs, "send an absolute URL such as https://host/path, without credentials"
-		case sandbox.RuleHTTPMethod:
+		case netguard.RuleMethod:
 			e.Code, e.Field, e.Recovery = CodeInvalidArgs, "method", "use GET or HEAD"
-		case sandbox.RuleHTTPHostNotAllowed:
+		case netguard.RuleHostNotAllowed:
 			e.Reason = "host not in the allowlist"
-		case sandbox.RuleHTTPPort, sandbox.RuleHTTPPath:
+		case netguard.RulePort, netguard.RulePath:
 			e.Reason = "URL not in the allowlist"
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+
+	"github.com/agentls/agentls/sandbox/exec"
 )
 
 // GatewayOptions is everything one run's gateway is built from: the
@@ -22,6 +24,9 @@ type GatewayOptions struct {
 	Sync func(ctx context.Context) []string
 	// Reads tracks what the model has seen of each file (T17).
 	Reads *ReadTracker
+	// Exec runs run_command's processes in the sandbox; nil means no
+	// command can run.
+	Exec *exec.Runner
 	// Policy decides allow / ask / deny and configures the tools (shell
 	// rules, command limits, the HTTP allowlist); nil means the editor
 	// defaults.
@@ -68,7 +73,7 @@ func NewGateway(reg *Registry, o *GatewayOptions) (*Runner, error) {
 		reg = run
 	}
 	env := &Env{Root: o.Root, Workspace: o.Workspace, Edits: o.Edits, Findings: o.Findings, Sync: o.Sync,
-		Reads: o.Reads}
+		Reads: o.Reads, Exec: o.Exec}
 	policy.Apply(env)
 	return NewRunner(reg, env, &RunnerOptions{
 		Allowed: slices.Clone(o.Allowed), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,

@@ -123,7 +123,7 @@ func writeFile(t *testing.T, name, content string) {
 }
 
 func (h *harness) env() *Env {
-	env := &Env{Root: h.root, Workspace: h.ws, Edits: h.edits, Findings: h.sink, Reads: h.reads}
+	env := &Env{Root: h.root, Workspace: h.ws, Edits: h.edits, Findings: h.sink, Reads: h.reads, Exec: testExec}
 	if h.noEdits {
 		env.Edits = nil
 	}

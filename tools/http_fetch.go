@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
 )
 
 // httpMaxText bounds the page text in a result, under MaxResultChars so
@@ -87,7 +88,7 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "status: %s\ncontent-type: %s\nurl: %s\n", res.Status, res.ContentType, res.FinalURL)
-	text := res.Text
+	text := fetchText(res)
 	cut := len(text) > httpMaxText
 	if cut {
 		text = strings.ToValidUTF8(text[:httpMaxText], "")
@@ -97,7 +98,7 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	}
 	switch {
 	case res.Truncated:
-		fmt.Fprintf(&b, "\n[body truncated at %d bytes]", res.Bytes)
+		fmt.Fprintf(&b, "\n[body truncated at %d bytes]", len(res.Body))
 	case cut:
 		fmt.Fprintf(&b, "\n[text truncated at %d characters]", httpMaxText)
 	}
@@ -108,7 +109,7 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 // refusal.
 func checkFetchURL(env *Env, a httpFetchArgs) (string, error) {
 	if env.Limits.HTTP == nil {
-		return "", &sandbox.PolicyError{Rule: sandbox.RuleHTTPOff, Reason: "network access is off"}
+		return "", &sandbox.PolicyError{Rule: netguard.RuleOff, Reason: "network access is off"}
 	}
 	u, err := env.Limits.HTTP.CheckURL(a.URL, fetchMethod(a))
 	if err != nil {
@@ -131,7 +132,7 @@ func fetchError(err error) *ToolError {
 	}
 	e := &ToolError{Code: CodeUnavailable, Field: "url", Reason: "the request failed: " + netReason(err),
 		Recovery: "check the URL; retry later if the server may be down", Rule: "http.failed"}
-	if errors.Is(err, sandbox.ErrFetchTimeout) {
+	if errors.Is(err, netguard.ErrTimeout) {
 		e.Code, e.Reason, e.Recovery, e.Rule = CodeTimeout, "the request timed out", "retry later, or fetch a smaller resource", "http.timeout"
 	}
 	return e

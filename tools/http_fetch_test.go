@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
 )
 
 // fetchApprover approves everything and keeps the last request.
@@ -62,9 +62,9 @@ func newFetchFixture(t *testing.T) *fetchFixture {
 }
 
 // policy allows the fixture; allowLoopback lets 127.0.0.1 be dialled.
-func (fx *fetchFixture) policy(allowLoopback bool) *sandbox.HTTPPolicy {
+func (fx *fetchFixture) policy(allowLoopback bool) *netguard.Policy {
 	host := strings.TrimPrefix(fx.origin, "http://")
-	p := &sandbox.HTTPPolicy{AllowHTTP: true, Allow: []string{fx.origin, "https://api.github.com"},
+	p := &netguard.Policy{AllowHTTP: true, Allow: []string{fx.origin, "https://api.github.com"},
 		Resolve: map[string][]string{host: {"127.0.0.1"}}, Timeout: 5 * time.Second}
 	if allowLoopback {
 		p.AllowAddrs = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
@@ -75,7 +75,7 @@ func (fx *fetchFixture) policy(allowLoopback bool) *sandbox.HTTPPolicy {
 // fetchRunner is a gateway with a fresh registry of the two tools. The
 // policy lets http_fetch run without a prompt unless ap is set, when it
 // asks as by default.
-func fetchRunner(p *sandbox.HTTPPolicy, ap Approver) *Runner {
+func fetchRunner(p *netguard.Policy, ap Approver) *Runner {
 	reg := NewRegistry()
 	reg.MustRegister(HTTPFetch(), Calculator())
 	opts := &RunnerOptions{Allowed: []string{"http_fetch", "calculator"}, Timeout: 10 * time.Second}
@@ -104,7 +104,7 @@ func fetchCall(t *testing.T, r *Runner, args any) Result {
 // the rest with the normalized URL as subject and "METHOD URL" as preview.
 func TestHTTPFetch_B4_T5_Check(t *testing.T) {
 	check := HTTPFetch().Check
-	p := &sandbox.HTTPPolicy{Allow: []string{"https://api.github.com", "https://docs.test/api/*"},
+	p := &netguard.Policy{Allow: []string{"https://api.github.com", "https://docs.test/api/*"},
 		Resolve: map[string][]string{"docs.test:443": {"10.0.0.1"}}}
 	run := func(env *Env, args string) *Verdict {
 		t.Helper()
@@ -160,7 +160,7 @@ func TestHTTPFetch_B4_T5_Check(t *testing.T) {
 // TestHTTPFetch_B4_T3_Schema: the gateway refuses malformed arguments
 // before the tool sees them, naming the field (T11).
 func TestHTTPFetch_B4_T3_Schema(t *testing.T) {
-	r := fetchRunner(&sandbox.HTTPPolicy{Allow: []string{"https://api.github.com"}}, nil)
+	r := fetchRunner(&netguard.Policy{Allow: []string{"https://api.github.com"}}, nil)
 	for _, c := range []struct {
 		args  any
 		field string

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
 )
 
 func mustGateway(t *testing.T, reg *Registry, o *GatewayOptions) *Runner {
@@ -71,7 +71,7 @@ func TestNewGateway_T7_OneApprover(t *testing.T) {
 func TestNewGateway_B4_PolicyConfiguresTools(t *testing.T) {
 	h := newHarness(t)
 	allow := DefaultPolicy(ProfileEditor)
-	allow.HTTP = &sandbox.HTTPPolicy{Allow: []string{"https://example.com"}}
+	allow.HTTP = &netguard.Policy{Allow: []string{"https://example.com"}}
 	for _, tc := range []struct {
 		name   string
 		policy *Policy

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/sandbox/shell"
 )
 
 // Profiles name the surfaces a policy can differ by (T13).
@@ -109,10 +110,10 @@ type Policy struct {
 	// Risks are the defaults per risk when no rule matches.
 	Risks map[Risk]Decision
 	// HTTP is the network allowlist for http_fetch; nil means no network.
-	HTTP *sandbox.HTTPPolicy
+	HTTP *netguard.Policy
 	// ShellRules extend the shell analyser's table; CommandTimeout caps
 	// run_command; CommandNetwork lets commands use the network.
-	ShellRules     []sandbox.CommandRule
+	ShellRules     []shell.CommandRule
 	CommandTimeout time.Duration
 	CommandNetwork bool
 	// ApprovalTimeout bounds each question to the user (T15): commands,

@@ -9,7 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/sandbox/shell"
 )
 
 // policyJSON is the policy file format, the same for the user file and the
@@ -34,9 +35,9 @@ type policyJSON struct {
 	Profiles map[string]*policyJSON `json:"profiles"`
 	HTTP     *httpJSON              `json:"http"`
 	Shell    *struct {
-		TimeoutSeconds int                   `json:"timeout_seconds"`
-		Network        bool                  `json:"network"`
-		Commands       []sandbox.CommandRule `json:"commands"`
+		TimeoutSeconds int                 `json:"timeout_seconds"`
+		Network        bool                `json:"network"`
+		Commands       []shell.CommandRule `json:"commands"`
 	} `json:"shell"`
 	ApprovalTimeoutSeconds int `json:"approval_timeout_seconds"`
 }
@@ -152,7 +153,7 @@ func (p *Policy) merge(pj *policyJSON, source, where string) {
 	}
 }
 
-func (p *Policy) mergeShell(timeout int, network bool, rules []sandbox.CommandRule, source string, warn func(string, ...any)) {
+func (p *Policy) mergeShell(timeout int, network bool, rules []shell.CommandRule, source string, warn func(string, ...any)) {
 	project := source == "project"
 	if timeout > 0 {
 		d := time.Duration(timeout) * time.Second
@@ -184,7 +185,7 @@ func (p *Policy) mergeShell(timeout int, network bool, rules []sandbox.CommandRu
 
 func (p *Policy) mergeHTTP(h *httpJSON, project bool, warn func(string, ...any)) {
 	if p.HTTP == nil {
-		p.HTTP = &sandbox.HTTPPolicy{}
+		p.HTTP = &netguard.Policy{}
 	}
 	hp := p.HTTP
 	hp.Allow = append(hp.Allow, h.Allow...)

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/sandbox/shell"
 )
 
 // DefaultCommandTimeout caps run_command when the policy sets no cap.
@@ -46,9 +47,9 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Verdict
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return denyArgs("arguments do not fit the tool"), nil
 	}
-	sp := &sandbox.ShellPolicy{Root: env.Root, Extra: env.Limits.ShellRules, Home: env.Home}
+	sp := &shell.Policy{Root: env.Root, Extra: env.Limits.ShellRules, Home: env.Home}
 	v := sp.Analyze(a.Command)
-	c := &Verdict{Decision: shellDecision(v.Decision), Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
+	c := &Verdict{Decision: v.Decision, Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
 	if v.Command != "" && v.Command != c.Subject {
 		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, cut(v.Command, 200))
 	}
@@ -72,11 +73,14 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	if f := decodeArgs(raw, &a); f != nil {
 		return f.Result(), nil
 	}
+	if env.Exec == nil {
+		return Fail(CodeUnavailable, "", "running commands is not available in this run", "do without running commands"), nil
+	}
 	var unsaved []string
 	if env.Sync != nil {
 		unsaved = env.Sync(ctx)
 	}
-	res, err := sandbox.Exec(ctx, &sandbox.ExecSpec{
+	res, err := env.Exec.Run(ctx, &exec.Spec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
 		AllowNetwork: env.Limits.CommandNetwork,
 	})
@@ -96,7 +100,7 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 
 // formatExec renders a command's outcome for the model: exit status, then
 // stdout and stderr, each already bounded by the sandbox.
-func formatExec(r *sandbox.ExecResult) Result {
+func formatExec(r *exec.Result) Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code %d", r.ExitCode)
 	if r.Signal != "" {
@@ -136,16 +140,4 @@ func sandboxSummary(env *Env) string {
 		return "sandboxed, network on"
 	}
 	return "sandboxed, no network"
-}
-
-// shellDecision is the gateway's decision for the shell analyser's; an
-// unknown value asks.
-func shellDecision(d string) Decision {
-	switch d {
-	case sandbox.DecisionAllow:
-		return Allow
-	case sandbox.DecisionDeny:
-		return Deny
-	}
-	return Ask
 }

@@ -18,8 +18,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
-
-	"github.com/agentls/agentls/sandbox"
 )
 
 // MaxResultChars bounds what one tool result may put into the conversation.
@@ -337,7 +335,7 @@ const ResultsDir = ".agentls/results"
 // that names the file by its workspace path, for read_file.
 func spill(root, c string) (string, bool) {
 	dir := filepath.Join(root, filepath.FromSlash(ResultsDir))
-	summary, path, err := sandbox.SpillLarge(dir, c, MaxResultChars)
+	summary, path, err := spillLarge(dir, c, MaxResultChars)
 	if err != nil || path == "" {
 		return "", false
 	}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/sqlguard"
 )
 
 // sql_query output limits.
@@ -24,12 +25,12 @@ const (
 )
 
 // sqlQueryLimits bound every query; tests shorten them.
-var sqlQueryLimits = sandbox.SQLLimits{MaxRows: 500, Timeout: 10 * time.Second, MaxBytes: 256 << 10}
+var sqlQueryLimits = sqlguard.Limits{MaxRows: 500, Timeout: 10 * time.Second, MaxBytes: 256 << 10}
 
 // SQLQuery returns the sql_query tool (B3): one read-only query on an
-// SQLite file in the workspace. The query passes [sandbox.CheckSQL] in
+// SQLite file in the workspace. The query passes [sqlguard.Check] in
 // Check and again in Run, and runs on a read-only connection whose
-// authorizer refuses every write ([sandbox.QuerySQLite]).
+// authorizer refuses every write ([sqlguard.Query]).
 //
 // Error codes: a database path outside the workspace is path_outside_root;
 // a query that is not one read-only statement is sql_not_read_only (the
@@ -80,11 +81,11 @@ func sqlCheck(env *Env, a sqlQueryArgs) (*Verdict, string, *ToolError) {
 		return denied(refusal), "", refusal
 	}
 	subject := rel + ": " + oneLine(a.Query, 200)
-	info, err := sandbox.AnalyzeSQL(a.Query)
+	info, err := sqlguard.Analyze(a.Query)
 	if err != nil {
 		pe, ok := errors.AsType[*sandbox.PolicyError](err)
 		if !ok {
-			pe = &sandbox.PolicyError{Rule: sandbox.RuleSQLNotReadOnly, Reason: "the query is not one read-only statement"}
+			pe = &sandbox.PolicyError{Rule: sqlguard.RuleNotReadOnly, Reason: "the query is not one read-only statement"}
 		}
 		refusal := policyRefusal(pe, "query")
 		refusal.Subject = subject
@@ -121,7 +122,7 @@ func runSQLQuery(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 	case !fi.Mode().IsRegular():
 		return Fail(CodeInvalidArgs, "database", rel+" is not a regular file", "name an SQLite database file"), nil
 	}
-	res, err := sandbox.QuerySQLite(ctx, filepath.Join(env.Root, filepath.FromSlash(rel)), a.Query, sqlQueryLimits)
+	res, err := sqlguard.Query(ctx, filepath.Join(env.Root, filepath.FromSlash(rel)), a.Query, sqlQueryLimits)
 	if err != nil {
 		return sqlFailure(ctx, rel, err)
 	}
@@ -133,19 +134,19 @@ func sqlNotFound(rel string) Result {
 		"check the path with list_dir or search; sql_query never creates a database")
 }
 
-// sqlFailure maps QuerySQLite's errors to tool errors.
+// sqlFailure maps [sqlguard.Query]'s errors to tool errors.
 func sqlFailure(ctx context.Context, rel string, err error) (Result, error) {
-	var sqlErr *sandbox.SQLError
+	var sqlErr *sqlguard.SQLiteError
 	pe, isPolicy := errors.AsType[*sandbox.PolicyError](err)
 	switch {
 	case isPolicy:
 		return policyRefusal(pe, "query").Result(), nil
-	case errors.Is(err, sandbox.ErrSQLTimeout):
+	case errors.Is(err, sqlguard.ErrTimeout):
 		return Fail(CodeTimeout, "query", fmt.Sprintf("the query ran longer than %s and was interrupted", sqlQueryLimits.Timeout),
 			"add a LIMIT, narrow the WHERE clause, or bound the recursion"), nil
 	case ctx.Err() != nil:
 		return Result{}, ctx.Err()
-	case errors.Is(err, sandbox.ErrSQLNoDatabase):
+	case errors.Is(err, sqlguard.ErrNoDatabase):
 		return sqlNotFound(rel), nil
 	case errors.As(err, &sqlErr):
 		return Fail(CodeInvalidArgs, "query", "SQLite: "+sqlErr.Msg, "fix the query; PRAGMA table_info(name) lists a table's columns"), nil
@@ -155,7 +156,7 @@ func sqlFailure(ctx context.Context, rel string, err error) (Result, error) {
 
 // formatSQLResult renders rows as a tab-separated table with a header and
 // a footer line counting the rows and saying what was cut.
-func formatSQLResult(res *sandbox.SQLResult) string {
+func formatSQLResult(res *sqlguard.Result) string {
 	var b strings.Builder
 	line := make([]string, len(res.Columns))
 	for i, c := range res.Columns {

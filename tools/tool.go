@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/sandbox/shell"
 )
 
 // Risk is what a tool touches, declared by the tool and enforced by the
@@ -66,6 +68,9 @@ type Env struct {
 	// Home is the user's home directory, so that shell analysis treats
 	// absolute paths into it like ~/…; "" is fine (~ is still outside).
 	Home string
+	// Exec runs run_command's processes in the sandbox; nil means no
+	// command can run in this run.
+	Exec *exec.Runner
 	// Limits are the policy's settings for what tools reach ([Policy.Apply]).
 	Limits Limits
 
@@ -79,9 +84,9 @@ type Env struct {
 // timeout.
 type Limits struct {
 	// HTTP is the network policy of http_fetch; nil means no network.
-	HTTP *sandbox.HTTPPolicy
+	HTTP *netguard.Policy
 	// ShellRules extend the shell analyser's command table.
-	ShellRules []sandbox.CommandRule
+	ShellRules []shell.CommandRule
 	// CommandTimeout caps run_command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
 	// CommandNetwork lets run_command use the network.

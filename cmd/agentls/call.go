@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -27,7 +28,9 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return 1
 	}
 	ap := cliApprover{all: *approve == "all", w: stderr}
-	runner, err := builtinGateway(root, policy, ap, &tools.DiskProposer{Root: root})
+	procs := exec.New(nil)
+	defer procs.Close()
+	runner, err := builtinGateway(root, policy, ap, &tools.DiskProposer{Root: root}, procs)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls call: %v\n", err)
 		return 1

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,22 +13,52 @@ import (
 const module = "github.com/agentls/agentls"
 
 // depsRules is the import policy, in the spirit of go/build/deps_test.go:
-// for each of our packages (by prefix), which of our packages it may
-// import directly. Imports flow one way: cmd → lspserver → agent → tools →
-// sandbox. prompts is a leaf that agent uses.
+// for each of our packages, which of our packages it may import directly.
+// A package takes the rule of its longest key ("agent/openai" that of
+// "agent"); an entry "x" allows the package x, "x/..." allows x and every
+// package below it. Imports flow one way: cmd → lspserver → agent → tools
+// → sandbox. prompts is a leaf that agent uses. Inside sandbox, each
+// concern may use the root's shared primitives and nothing else of ours;
+// the root knows none of them.
 var depsRules = map[string][]string{
-	"sandbox":   {},
-	"prompts":   {},
-	"tools":     {"sandbox"},
-	"agent":     {"tools", "prompts", "agent"},
-	"lspserver": {"agent", "tools", "sandbox", "prompts", "lspserver"},
-	"cmd":       {"lspserver", "agent", "tools", "sandbox", "prompts"},
+	"sandbox":             {},
+	"sandbox/shell":       {"sandbox"},
+	"sandbox/exec":        {"sandbox"},
+	"sandbox/netguard":    {"sandbox"},
+	"sandbox/sqlguard":    {"sandbox"},
+	"sandbox/sandboxtest": {},
+	"prompts":             {},
+	"tools":               {"sandbox/...", "tools/..."},
+	"tools/htmltext":      {},
+	"agent":               {"tools/...", "prompts", "agent/..."},
+	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
+	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 }
 
-// thirdParty says which of our packages may import a restricted library.
+// testOnly are test-helper packages: only _test.go files (whose imports
+// go list reports apart) may import them.
+var testOnly = []string{"sandbox/sandboxtest"}
+
+// thirdParty says which of our packages (and those below them) may import
+// a restricted library, by import path prefix.
 var thirdParty = map[string][]string{
 	"github.com/openai/openai-go": {"agent/openai"},
 	"go.lsp.dev/":                 {"lspserver"},
+	"modernc.org/":                {"sandbox/sqlguard"}, // the SQLite driver and its C runtime
+	"mvdan.cc/sh/":                {"sandbox/shell"},
+	"golang.org/x/net/html":       {"tools/htmltext"},
+}
+
+// closedThirdParty lists, for packages whose libraries are a closed list,
+// the ones each may import (by prefix; longest key wins, as in
+// depsRules). The sandbox imports only the standard library and what its
+// concerns need: the shell parser, the SQLite driver, system calls.
+var closedThirdParty = map[string][]string{
+	"sandbox":          {},
+	"sandbox/shell":    {"mvdan.cc/sh/"},
+	"sandbox/exec":     {"golang.org/x/sys/"},
+	"sandbox/sqlguard": {"modernc.org/"},
+	"tools/htmltext":   {"golang.org/x/net/html"},
 }
 
 type pkg struct {
@@ -61,16 +92,38 @@ func TestDeps(t *testing.T) {
 	}
 }
 
-// TestDeps_CatchesUpwardImports shows the rule can fail.
+// TestDeps_CatchesUpwardImports shows that each rule can fail, and that
+// the allowed arrows pass.
 func TestDeps_CatchesUpwardImports(t *testing.T) {
-	bad := []pkg{
-		{ImportPath: module + "/sandbox", Imports: []string{module + "/tools"}},
-		{ImportPath: module + "/tools", Imports: []string{module + "/agent", "go.lsp.dev/protocol"}},
-		{ImportPath: module + "/agent", Imports: []string{"github.com/openai/openai-go/v3"}},
-		{ImportPath: module + "/extra", Imports: nil},
-	}
-	if got := len(violations(bad)); got != 5 {
-		t.Errorf("violations = %d, want 5: %q", got, violations(bad))
+	for _, c := range []struct {
+		name string
+		pkg  pkg
+		want int
+	}{
+		{"sandbox imports tools", pkg{module + "/sandbox", []string{module + "/tools"}}, 1},
+		{"tools imports agent and LSP", pkg{module + "/tools", []string{module + "/agent", "go.lsp.dev/protocol"}}, 2},
+		{"agent imports openai", pkg{module + "/agent", []string{"github.com/openai/openai-go/v3"}}, 1},
+		{"new top-level folder", pkg{module + "/extra", nil}, 1},
+		{"sandbox root imports a concern", pkg{module + "/sandbox", []string{module + "/sandbox/shell"}}, 1},
+		{"concern imports a sibling", pkg{module + "/sandbox/shell", []string{module + "/sandbox/exec"}}, 1},
+		{"new concern imports a sibling", pkg{module + "/sandbox/newguard", []string{module + "/sandbox/netguard"}}, 1},
+		{"netguard imports SQLite", pkg{module + "/sandbox/netguard", []string{"modernc.org/sqlite"}}, 2},
+		{"tools imports SQLite", pkg{module + "/tools", []string{"modernc.org/sqlite"}}, 1},
+		{"tools imports the shell parser", pkg{module + "/tools", []string{"mvdan.cc/sh/v3/syntax"}}, 1},
+		{"tools imports the HTML parser", pkg{module + "/tools", []string{"golang.org/x/net/html"}}, 1},
+		{"exec imports another library", pkg{module + "/sandbox/exec", []string{"github.com/google/go-cmp/cmp"}}, 1},
+		{"htmltext imports sandbox", pkg{module + "/tools/htmltext", []string{module + "/sandbox"}}, 1},
+		{"tools imports a test helper", pkg{module + "/tools", []string{module + "/sandbox/sandboxtest"}}, 1},
+		{"allowed: sqlguard", pkg{module + "/sandbox/sqlguard", []string{module + "/sandbox", "modernc.org/sqlite", "database/sql"}}, 0},
+		{"allowed: shell", pkg{module + "/sandbox/shell", []string{module + "/sandbox", "mvdan.cc/sh/v3/syntax"}}, 0},
+		{"allowed: exec", pkg{module + "/sandbox/exec", []string{"golang.org/x/sys/unix", "os/exec"}}, 0},
+		{"allowed: tools", pkg{module + "/tools", []string{module + "/sandbox/exec", module + "/tools/htmltext", "golang.org/x/text/language"}}, 0},
+		{"allowed: htmltext", pkg{module + "/tools/htmltext", []string{"golang.org/x/net/html/atom"}}, 0},
+		{"allowed: lspserver", pkg{module + "/lspserver/headless", []string{module + "/lspserver", module + "/sandbox/exec", "go.lsp.dev/uri"}}, 0},
+	} {
+		if got := violations([]pkg{c.pkg}); len(got) != c.want {
+			t.Errorf("%s: %d violations, want %d: %q", c.name, len(got), c.want, got)
+		}
 	}
 }
 
@@ -78,17 +131,20 @@ func violations(pkgs []pkg) []string {
 	var out []string
 	for _, p := range pkgs {
 		from := strings.TrimPrefix(p.ImportPath, module+"/")
-		top := strings.SplitN(from, "/", 2)[0]
-		allowed, ok := depsRules[top]
+		allowed, ok := ruleFor(depsRules, from)
 		if !ok {
+			top, _, _ := strings.Cut(from, "/")
 			out = append(out, fmt.Sprintf("%s: top-level folder %q is not in the fixed layout", p.ImportPath, top))
 			continue
 		}
+		libs, closed := ruleFor(closedThirdParty, from)
 		for _, imp := range p.Imports {
-			if rest, ours := strings.CutPrefix(imp, module+"/"); ours {
-				to := strings.SplitN(rest, "/", 2)[0]
-				if to != top && !contains(allowed, to) {
-					out = append(out, fmt.Sprintf("%s imports %s: %s may not import %s", from, imp, top, to))
+			if to, ours := strings.CutPrefix(imp, module+"/"); ours {
+				switch {
+				case slices.Contains(testOnly, to):
+					out = append(out, fmt.Sprintf("%s imports %s: a test helper, for _test.go files only", from, imp))
+				case !matchAny(to, allowed):
+					out = append(out, fmt.Sprintf("%s imports %s: not in its allowed imports %v", from, imp, allowed))
 				}
 				continue
 			}
@@ -97,14 +153,34 @@ func violations(pkgs []pkg) []string {
 					out = append(out, fmt.Sprintf("%s imports %s: only %v may", from, imp, owners))
 				}
 			}
+			if closed && !isStd(imp) && !startsWithAny(imp, libs) {
+				out = append(out, fmt.Sprintf("%s imports %s: its libraries are only %v", from, imp, libs))
+			}
 		}
 	}
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
+// ruleFor returns the rule of the longest key of rules that is pkg or a
+// parent of it.
+func ruleFor(rules map[string][]string, pkg string) ([]string, bool) {
+	for p := pkg; ; {
+		if r, ok := rules[p]; ok {
+			return r, true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return nil, false
+		}
+		p = p[:i]
+	}
+}
+
+// matchAny reports whether pkg matches one of patterns: "x" matches x,
+// "x/..." matches x and the packages below it.
+func matchAny(pkg string, patterns []string) bool {
+	for _, p := range patterns {
+		if base, tree := strings.CutSuffix(p, "/..."); tree && (pkg == base || strings.HasPrefix(pkg, base+"/")) || pkg == p {
 			return true
 		}
 	}
@@ -130,7 +206,7 @@ func TestDeps_NoTestHelpersInBinary(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	if !contains(deps, module+"/agent/script") {
+	if !slices.Contains(deps, module+"/agent/script") {
 		t.Errorf("the binary does not link agent/script, the demo's model: %d deps", len(deps))
 	}
 	for _, v := range testHelpersIn(deps) {
@@ -161,4 +237,20 @@ func testHelpersIn(deps []string) []string {
 		}
 	}
 	return out
+}
+
+func startsWithAny(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isStd reports whether imp is in the standard library: its first path
+// element has no dot.
+func isStd(imp string) bool {
+	first, _, _ := strings.Cut(imp, "/")
+	return !strings.Contains(first, ".")
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/headless"
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -67,10 +67,10 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 		defer closer.Close()
 	}
 	opts.Strict = strict.Strict
-	if !mode.ReadOnly() {
-		sandbox.EnablePrestart() // run_command starts without waiting for a helper
-		defer sandbox.StopPrestart()
-	}
+	// In runs that may write, run_command starts without waiting for a helper.
+	procs := exec.New(&exec.Options{Prestart: !mode.ReadOnly(), Logger: log})
+	defer procs.Close()
+	opts.Exec = procs
 	return headless.Exec(ctx, &headless.Options{
 		Mode: mode, Instruction: instruction, File: *file, Range: *rng,
 		Approve: headless.Approve(*approve), JSON: *asJSON,

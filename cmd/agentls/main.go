@@ -12,7 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
 )
 
 // version is set at link time with -ldflags "-X main.version=…".
@@ -21,7 +21,7 @@ var version = "dev"
 func main() {
 	// The sandbox re-executes this binary as its helper; in that role it
 	// never returns from here.
-	sandbox.MaybeRunHelper()
+	exec.MaybeRunHelper()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()

@@ -14,11 +14,11 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentls/agentls/agent/llmtest"
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.MaybeRunHelper()
+	exec.MaybeRunHelper()
 	testscript.Main(m, map[string]func(){
 		"agentls": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))

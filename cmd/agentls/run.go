@@ -15,7 +15,7 @@ import (
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/headless"
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -57,7 +57,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "agentls %s\n", version)
 		if len(args) > 0 && args[0] == "--sandbox" {
-			fmt.Fprint(stdout, sandbox.Layers())
+			r := exec.New(nil)
+			fmt.Fprint(stdout, r.Layers())
+			r.Close()
 		}
 		return 0
 	case "help", "-h", "--help":
@@ -88,9 +90,6 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		logw = f
 	}
 	log := newLogger(logw, *verbose)
-	sandbox.OnLayerMissing = func(layer, why string) {
-		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
-	}
 	opts, err := serverOptions(getenv, log, *profile)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls: %v\n", err)
@@ -102,8 +101,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	lspserver.Version = version
 	// Keep one sandbox helper started ahead, so run_command does not wait
 	// for a process start (issue 4: overhead per call).
-	sandbox.EnablePrestart()
-	defer sandbox.StopPrestart()
+	procs := exec.New(&exec.Options{Prestart: true, Logger: log, OnLayerMissing: func(layer, why string) {
+		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
+	}})
+	defer procs.Close()
+	opts.Exec = procs
 	if err := lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("Server stopped", slog.String("err", err.Error()))
 		return 1

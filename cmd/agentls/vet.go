@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -38,14 +39,14 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return 2
 		}
 		if policy.HTTP == nil {
-			policy.HTTP = &sandbox.HTTPPolicy{}
+			policy.HTTP = &netguard.Policy{}
 		}
 		if policy.HTTP.Resolve == nil {
 			policy.HTTP.Resolve = map[string][]string{}
 		}
 		policy.HTTP.Resolve[host] = append(policy.HTTP.Resolve[host], addr)
 	}
-	runner, err := builtinGateway(root, policy, nil, nil)
+	runner, err := builtinGateway(root, policy, nil, nil, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
 		return 1
@@ -136,10 +137,11 @@ func (g *gateway) load(defaultProfile string) (root string, policy *tools.Policy
 
 // builtinGateway is the gateway of vet and call: every built-in tool over
 // the workspace on disk at root. approver answers its questions; edits
-// (nil in vet) carries out approved edits.
-func builtinGateway(root string, policy *tools.Policy, approver tools.Approver, edits tools.EditProposer) (*tools.Runner, error) {
+// (nil in vet) carries out approved edits; procs (nil in vet) runs
+// commands.
+func builtinGateway(root string, policy *tools.Policy, approver tools.Approver, edits tools.EditProposer, procs *exec.Runner) (*tools.Runner, error) {
 	reg := tools.NewRegistry()
 	reg.MustRegister(tools.Builtins()...)
 	return tools.NewGateway(reg, &tools.GatewayOptions{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits,
-		Policy: policy, Approver: approver, Allowed: reg.Names()})
+		Exec: procs, Policy: policy, Approver: approver, Allowed: reg.Names()})
 }

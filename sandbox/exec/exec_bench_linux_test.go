@@ -1,0 +1,105 @@
+package exec
+
+import (
+	"bufio"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkExecTrue measures the overhead of one call through the whole
+// sandbox (helper start in new namespaces, Landlock, seccomp, rlimits,
+// the pids cgroup as root, bash) with `true`. Target: ≤ 10 ms. min-ms is
+// the fastest call, p50-ms the median, and cpu-ms/op the CPU time of the
+// server, helper and shell together per call: on a busy machine they say
+// more than the mean.
+func BenchmarkExecTrue(b *testing.B) {
+	if len(testRunner.Layers().Active) == 0 {
+		b.Skip("no sandbox here")
+	}
+	ws := execWorkspace(b)
+	var took []time.Duration
+	cpu0 := execCPUTime(b)
+	for b.Loop() {
+		start := time.Now()
+		r, err := testRunner.Run(b.Context(), &Spec{Command: "true", Dir: ws})
+		if err != nil || r.ExitCode != 0 {
+			b.Fatal(err, r)
+		}
+		took = append(took, time.Since(start))
+	}
+	b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(time.Millisecond), "ms/op")
+	reportLatencies(b, took)
+	b.ReportMetric(float64(execCPUTime(b)-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/op")
+}
+
+// reportLatencies reports the fastest and the median call.
+func reportLatencies(b *testing.B, took []time.Duration) {
+	slices.Sort(took)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(took[0]), "min-ms")
+	b.ReportMetric(ms(took[len(took)/2]), "p50-ms")
+}
+
+// execCPUTime is the CPU time of this process and its reaped descendants.
+func execCPUTime(b *testing.B) time.Duration {
+	var t time.Duration
+	for _, who := range []int{unix.RUSAGE_SELF, unix.RUSAGE_CHILDREN} {
+		var ru unix.Rusage
+		if err := unix.Getrusage(who, &ru); err != nil {
+			b.Fatal(err)
+		}
+		t += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return t
+}
+
+// BenchmarkExecHugeOutput runs a command that prints 1 GiB and reports
+// how much the test process's peak RSS grew. Target: ≤ 16 MiB.
+func BenchmarkExecHugeOutput(b *testing.B) {
+	if len(testRunner.Layers().Active) == 0 {
+		b.Skip("no sandbox here")
+	}
+	ws := execWorkspace(b)
+	var worst int64
+	for b.Loop() {
+		// Reset VmHWM to the current RSS (proc(5), clear_refs "5").
+		if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+			b.Skipf("cannot reset the peak RSS: %v", err)
+		}
+		before := procStatusKB(b, "VmRSS")
+		r, err := testRunner.Run(b.Context(), &Spec{Command: `head -c 1073741824 /dev/zero | tr '\0' a`, Dir: ws,
+			Timeout: 10 * time.Minute})
+		if err != nil || r.StdoutBytes != 1<<30 || len(r.Stdout) > StdoutCap+100 {
+			b.Fatalf("err %v, %d bytes counted, %d kept, stderr %q", err, r.StdoutBytes, len(r.Stdout), r.Stderr)
+		}
+		worst = max(worst, procStatusKB(b, "VmHWM")-before)
+	}
+	b.ReportMetric(float64(worst)/1024, "peak-RSS-growth-MiB")
+	b.SetBytes(1 << 30)
+}
+
+// procStatusKB reads a kB field of /proc/self/status.
+func procStatusKB(b *testing.B, field string) int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	b.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}

@@ -1,0 +1,389 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// drainDelay bounds the wait for output after the command's process group
+// is gone, when no PID namespace guarantees that every writer is dead.
+const drainDelay = 500 * time.Millisecond
+
+// pipeSize is the capacity asked for the output pipes: fewer wake-ups for
+// chatty commands.
+const pipeSize = 256 << 10
+
+// runnerSys is a [Runner]'s Linux state: what the probe found and the
+// warm helper.
+type runnerSys struct {
+	probeOnce sync.Once
+	probed    *probeResult
+	warm      warmPool
+}
+
+// Run runs spec.Command in the sandbox (S1–S4) and returns its result.
+// It returns an error only when the command could not be run at all: a
+// bad spec, a failed helper start, a layer that failed to apply. The
+// server itself is never restricted: the restrictions apply to a
+// re-executed helper (see [MaybeRunHelper]) and everything it starts.
+//
+// On timeout or cancellation the command gets SIGTERM (with a PID
+// namespace every process in it does, setsid'd ones included), then after
+// spec.Grace SIGKILL; the partial output is returned with a marker line.
+// Run waits for nothing else: a command that exits at once returns at
+// once.
+func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
+	s, err := spec.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := r.probe()
+	if p.err != nil {
+		return nil, p.err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing ran
+	}
+	tmp, err := os.MkdirTemp("", "agentls-exec-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
+	}
+	defer removeTree(tmp)
+	flags := p.flags
+	if s.AllowNetwork {
+		flags &^= unix.CLONE_NEWNET
+	}
+	pidns := flags&unix.CLONE_NEWPID != 0
+	gocache := goCacheDir(s.CacheDir, tmp)
+	hs := &helperSpec{
+		Shell: p.shell, Command: s.Command, Dir: s.Dir, Limits: s.Limits,
+		NPROC: p.nproc, Seccomp: p.seccomp,
+		Env: commandEnv(envInput{
+			parent: os.Environ(), extra: s.Env, tmp: tmp, shell: p.shell,
+			goroot: p.tc.goroot, gomodcache: p.tc.gomodcache, gocache: gocache,
+			allowNetwork: s.AllowNetwork,
+		}),
+	}
+	if p.abi > 0 {
+		denyTCP := !s.AllowNetwork && flags&unix.CLONE_NEWNET == 0
+		hs.Landlock = buildLandlock(p, s, tmp, gocache, denyTCP)
+	}
+	if p.cgroup != nil {
+		dir, err := p.cgroup.create(s.Limits.Processes)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: pids cgroup: %w", err)
+		}
+		defer p.cgroup.remove(dir)
+		hs.Cgroup, hs.CgroupHome = dir, p.cgroup.home
+	}
+	return r.run(ctx, s, hs, flags, pidns, p.layersFor(s.AllowNetwork))
+}
+
+// run starts the helper and collects the result.
+func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr, pidns bool, layers []string) (*Result, error) {
+	start := time.Now()
+	w := r.takeWarm(flags)
+	if w == nil {
+		var err error
+		if w, err = launchWithPipes(flags); err != nil {
+			return nil, fmt.Errorf("sandbox: starting the helper: %w", err)
+		}
+	}
+	h, outR, errR := w.h, w.outR, w.errR
+	sendSpec(w.specW, hs)
+	stdout, stderr := newCapBuffer(StdoutCap), newCapBuffer(StderrCap)
+	var copies sync.WaitGroup
+	copies.Go(func() { copyOut(stdout, outR) })
+	copies.Go(func() { copyOut(stderr, errR) })
+	statusc := make(chan statusOrErr, 1)
+	started := make(chan struct{})
+	go func() {
+		st, err := h.readStatus(func() { close(started) })
+		statusc <- statusOrErr{st, err}
+	}()
+
+	timer := time.NewTimer(s.Timeout)
+	defer timer.Stop()
+	var stopped string
+	var stopAfter time.Duration
+	select {
+	case <-h.exited:
+	case <-timer.C:
+		stopped, stopAfter = "timed out", s.Timeout
+	case <-ctx.Done():
+		stopped, stopAfter = "cancelled", time.Since(start)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			stopped = "timed out"
+		}
+	}
+	if stopped != "" {
+		select {
+		case <-started:
+			h.signal(unix.SIGTERM, pidns)
+		default:
+			// Before its Go runtime has a handler, a PID-namespace init
+			// drops SIGTERM; and no command runs yet that could stop
+			// gracefully.
+			h.signal(unix.SIGKILL, pidns)
+		}
+		grace := time.NewTimer(s.Grace)
+		select {
+		case <-h.exited:
+		case <-grace.C:
+			h.signal(unix.SIGKILL, pidns)
+			<-h.exited
+		}
+		grace.Stop()
+	}
+	dur := time.Since(start)
+	if !pidns {
+		// Leftovers of the group may hold the pipes; with a PID namespace
+		// the kernel has killed them all before init's exit. Init is not
+		// reaped yet, so its process group ID cannot have been reused.
+		unix.Kill(-h.cmd.Process.Pid, unix.SIGKILL)
+	}
+	waitErr := h.reap()
+	drained := make(chan struct{})
+	go func() { copies.Wait(); close(drained) }()
+	if !pidns {
+		select {
+		case <-drained:
+		case <-time.After(drainDelay):
+			outR.Close()
+			errR.Close()
+			<-drained
+		}
+	}
+	<-drained
+	outR.Close()
+	errR.Close()
+	so := <-statusc
+
+	res := &Result{
+		Stdout: stdout.String(), Stderr: stderr.String(),
+		StdoutBytes: stdout.Total(), StderrBytes: stderr.Total(),
+		Duration: dur, Layers: layers,
+	}
+	switch {
+	case so.err == nil && so.st.Error != "":
+		return nil, fmt.Errorf("sandbox: %s", so.st.Error)
+	case so.err == nil:
+		res.ExitCode = so.st.Exit
+		if so.st.Signal != 0 {
+			res.Signal = unix.SignalName(syscall.Signal(so.st.Signal))
+		}
+	default: // init was killed (SIGKILL after the grace) or crashed
+		res.ExitCode, res.Signal = exitOf(h.cmd.ProcessState, waitErr)
+		if stopped == "" {
+			return nil, fmt.Errorf("sandbox: the helper died: %v", waitErr)
+		}
+	}
+	switch stopped {
+	case "timed out":
+		res.TimedOut = true
+	case "cancelled":
+		res.Canceled = true
+	}
+	if stopped != "" {
+		res.Stdout = appendLine(res.Stdout, stopMarker(stopped, stopAfter))
+	}
+	return res, nil
+}
+
+type statusOrErr struct {
+	st  helperStatus
+	err error
+}
+
+// exitOf turns the helper's wait status into an exit code and signal.
+func exitOf(ps *os.ProcessState, err error) (int, string) {
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+// copyOut reads r to EOF (or until it is closed) into b.
+func copyOut(b *capBuffer, r io.Reader) {
+	buf := make([]byte, 64<<10)
+	io.CopyBuffer(b, r, buf)
+}
+
+// helperProc is a started helper.
+type helperProc struct {
+	cmd     *osexec.Cmd
+	status  *os.File      // read end of the helper's status pipe
+	exited  chan struct{} // closed when the helper has exited; not reaped before reap
+	release chan struct{}
+	done    chan error // cmd.Wait's result
+}
+
+// reap collects the exited helper and returns cmd.Wait's error.
+func (h *helperProc) reap() error {
+	close(h.release)
+	return <-h.done
+}
+
+// startHelper starts init in the namespaces flags with the given output
+// files (nil: /dev/null) and sends it spec.
+func startHelper(flags uintptr, stdout, stderr *os.File, spec *helperSpec) (*helperProc, error) {
+	h, specW, err := launchHelper(flags, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	sendSpec(specW, spec)
+	return h, nil
+}
+
+// sendSpec hands a started helper its spec; until then it waits, its
+// runtime and package init done.
+func sendSpec(specW *os.File, spec *helperSpec) {
+	go func() {
+		json.NewEncoder(specW).Encode(spec) // fails only if init died, which Wait reports
+		specW.Close()
+	}()
+}
+
+// launchHelper starts init in the namespaces flags with the given output
+// files (nil: /dev/null); it waits for its spec on the returned pipe.
+func launchHelper(flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File, error) {
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return nil, nil, err
+	}
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: flags}
+	if flags&unix.CLONE_NEWUSER != 0 {
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	}
+	cmd := &osexec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{helperArgInit},
+		Env:         []string{helperEnv + "=init", "GOMAXPROCS=1"},
+		ExtraFiles:  []*os.File{specR, statusW},
+		SysProcAttr: attr,
+	}
+	if stdout != nil {
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+	}
+	h := &helperProc{cmd: cmd, status: statusR, exited: make(chan struct{}),
+		release: make(chan struct{}), done: make(chan error, 1)}
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started the child exits:
+		// keep this goroutine on its thread until the child is gone.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		// Wait without reaping: until reap, the zombie keeps the PID and
+		// the process group ID from being reused.
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+		close(h.exited)
+		<-h.release
+		h.done <- cmd.Wait()
+	}()
+	err = <-started
+	specR.Close()
+	statusW.Close()
+	if err != nil {
+		specW.Close()
+		statusR.Close()
+		return nil, nil, err
+	}
+	return h, specW, nil
+}
+
+// readStatus reads the helper's reports, calling started (if not nil)
+// when the shell runs, and returns the final one when the helper exits.
+func (h *helperProc) readStatus(started func()) (helperStatus, error) {
+	defer h.status.Close()
+	dec := json.NewDecoder(h.status)
+	for {
+		var st helperStatus
+		if err := dec.Decode(&st); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF // the helper died before its report
+			}
+			return st, err
+		}
+		if !st.Started {
+			return st, nil
+		}
+		if started != nil {
+			started()
+			started = nil
+		}
+	}
+}
+
+// signal stops the command. With a PID namespace init gets the signal
+// through its pidfd (no PID reuse race) and forwards SIGTERM to the whole
+// namespace; SIGKILL of init tears the namespace down. Without one, the
+// process group gets it.
+func (h *helperProc) signal(sig syscall.Signal, pidns bool) {
+	if pidns {
+		h.cmd.Process.Signal(sig)
+		return
+	}
+	unix.Kill(-h.cmd.Process.Pid, sig)
+}
+
+// goCacheDir returns the GOCACHE for sandboxed commands (see
+// [Spec.CacheDir]), creating it.
+func goCacheDir(cacheDir, tmp string) string {
+	if cacheDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			cacheDir = filepath.Join(d, "agentls", "sandbox")
+		}
+	}
+	if cacheDir != "" {
+		dir := filepath.Join(cacheDir, "go-build")
+		if os.MkdirAll(dir, 0o700) == nil {
+			return dir
+		}
+	}
+	return filepath.Join(tmp, "go-build")
+}
+
+// removeTree removes the private temp dir, even when the command left
+// directories without write or search permission in it.
+func removeTree(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
+}

@@ -1,0 +1,197 @@
+package exec
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// rlimitPreamble returns the shell code that the command string starts
+// with: it sets the command's rlimits, hard and soft, in the shell itself
+// before the command's first instruction, so every process of the
+// command has them and none can raise them. The helper stays unlimited:
+// a Go runtime cannot live under an address-space limit below its own
+// reservations (1.7 GB at start), nor start threads under a full
+// RLIMIT_NPROC. The preamble ends with "; " and shares the command's
+// first line, so bash's line numbers in messages stay right; if the
+// command's first tokens cannot follow it, the line is a syntax error and
+// nothing runs, as without it.
+//
+// RLIMIT_NPROC, applied only inside a user namespace (where the kernel
+// counts per namespace, the helper's threads included), bounds the
+// command's processes and threads. Values are clamped to the server's own
+// hard limits, which only root could raise. Core dumps are off.
+func rlimitPreamble(shell string, l Limits, nproc bool) string {
+	clamp := func(res int, v uint64) uint64 {
+		var old syscall.Rlimit
+		if syscall.Getrlimit(res, &old) == nil && old.Max < v {
+			return old.Max
+		}
+		return v
+	}
+	kib := func(b uint64) uint64 { return max(1, b/1024) }
+	type lim struct {
+		bash, sh string // ulimit options of bash and of dash
+		v        uint64
+	}
+	lims := []lim{
+		{"-t", "-t", clamp(unix.RLIMIT_CPU, l.CPUSeconds)},
+		{"-v", "-v", kib(clamp(unix.RLIMIT_AS, l.AddressSpaceBytes))},
+		{"-f", "", kib(clamp(unix.RLIMIT_FSIZE, l.FileSizeBytes))},        // bash: KiB
+		{"", "-f", max(1, clamp(unix.RLIMIT_FSIZE, l.FileSizeBytes)/512)}, // dash: 512-byte blocks
+		{"-n", "-n", clamp(unix.RLIMIT_NOFILE, l.OpenFiles)},
+		{"-c", "-c", 0},
+	}
+	if nproc {
+		lims = append(lims, lim{"-u", "-p", clamp(unix.RLIMIT_NPROC, l.Processes+uint64(threadCount()))})
+	}
+	var b strings.Builder
+	if filepath.Base(shell) == "bash" {
+		b.WriteString("ulimit -HS")
+		for _, x := range lims {
+			if x.bash != "" {
+				fmt.Fprintf(&b, " %s %d", x.bash, x.v)
+			}
+		}
+	} else {
+		sep := ""
+		for _, x := range lims {
+			if x.sh != "" {
+				fmt.Fprintf(&b, "%sulimit %s %d", sep, x.sh, x.v)
+				sep = " && "
+			}
+		}
+	}
+	b.WriteString(" || exit 125; ")
+	return b.String()
+}
+
+// pidsCgroup is a writable cgroup-v1 pids hierarchy under which each
+// command gets its own cgroup with pids.max. It stands in for
+// RLIMIT_NPROC, which the kernel does not apply to uid 0.
+type pidsCgroup struct {
+	home string // <mount>/<our cgroup>
+	base string // home/agentls
+	seq  atomic.Uint64
+}
+
+// findPidsCgroup locates the pids controller's v1 mount and this process's
+// cgroup in it, and checks that a child cgroup can be made there.
+func findPidsCgroup() (*pidsCgroup, error) {
+	mnt, err := pidsMount()
+	if err != nil {
+		return nil, err
+	}
+	rel, err := ownCgroup("pids")
+	if err != nil {
+		return nil, err
+	}
+	home := filepath.Join(mnt, rel)
+	base := filepath.Join(home, "agentls")
+	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(base, "pids.max")); err != nil {
+		return nil, err
+	}
+	// Remove what dead servers left. A cgroup is named <server pid>-<n>;
+	// those of live servers may be empty for a moment, before their
+	// command joins, and must stay. rmdir fails on populated ones anyway.
+	if old, err := os.ReadDir(base); err == nil {
+		for _, e := range old {
+			owner, _, _ := strings.Cut(e.Name(), "-")
+			if _, err := strconv.Atoi(owner); err != nil || !e.IsDir() {
+				continue
+			}
+			if _, err := os.Stat("/proc/" + owner); errors.Is(err, os.ErrNotExist) {
+				unix.Rmdir(filepath.Join(base, e.Name()))
+			}
+		}
+	}
+	return &pidsCgroup{home: home, base: base}, nil
+}
+
+// pidsMount returns where the cgroup-v1 pids controller is mounted.
+func pidsMount() (string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// id parent maj:min root mountpoint opts ... - fstype source superopts
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		if !ok {
+			continue
+		}
+		pf, sf := strings.Fields(pre), strings.Fields(post)
+		if len(pf) < 5 || len(sf) < 3 || sf[0] != "cgroup" {
+			continue
+		}
+		for _, o := range strings.Split(sf[2], ",") {
+			if o == "pids" {
+				return pf[4], nil
+			}
+		}
+	}
+	return "", errors.New("no cgroup-v1 pids hierarchy is mounted")
+}
+
+// ownCgroup returns this process's cgroup path in the v1 hierarchy of
+// controller.
+func ownCgroup(controller string) (string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			if c == controller {
+				return parts[2], nil
+			}
+		}
+	}
+	return "", fmt.Errorf("not in a %s cgroup", controller)
+}
+
+// create makes a cgroup for one command with pids.max = max and returns
+// its directory.
+func (c *pidsCgroup) create(max uint64) (string, error) {
+	dir := filepath.Join(c.base, strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(c.seq.Add(1), 10))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max, 10)), 0); err != nil {
+		unix.Rmdir(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// remove deletes a command's cgroup once its processes are gone, killing
+// any that are left (possible only without a PID namespace).
+func (c *pidsCgroup) remove(dir string) {
+	if unix.Rmdir(dir) == nil {
+		return
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+	unix.Rmdir(dir) // may still be busy; the next server's start removes it
+}

@@ -1,0 +1,99 @@
+//go:build linux && (amd64 || arm64)
+
+package exec
+
+import (
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// seccompDenied are the system calls refused to every command, and why:
+//   - io_uring can open sockets and files without the system calls that
+//     the filter and its peers watch;
+//   - kernel keyrings hold credentials that Landlock does not cover;
+//   - ptrace, process_vm_* and pidfd_getfd reach into other processes.
+//
+// socket(AF_UNIX, …) is refused too (see seccompProgram): a unix socket
+// connects to daemons outside every namespace — docker, the systemd user
+// manager, ssh-agent — and these run commands for their callers.
+// socketpair, which only links the caller's own processes, stays.
+var seccompDenied = []struct {
+	nr    uint32
+	errno unix.Errno
+}{
+	{unix.SYS_IO_URING_SETUP, unix.ENOSYS},
+	{unix.SYS_IO_URING_ENTER, unix.ENOSYS},
+	{unix.SYS_IO_URING_REGISTER, unix.ENOSYS},
+	{unix.SYS_KEYCTL, unix.ENOSYS},
+	{unix.SYS_ADD_KEY, unix.ENOSYS},
+	{unix.SYS_REQUEST_KEY, unix.ENOSYS},
+	{unix.SYS_PTRACE, unix.EPERM},
+	{unix.SYS_PROCESS_VM_READV, unix.EPERM},
+	{unix.SYS_PROCESS_VM_WRITEV, unix.EPERM},
+	{unix.SYS_PIDFD_GETFD, unix.EPERM},
+}
+
+// seccompArch is the audit architecture of this build.
+func seccompArch() uint32 {
+	if runtime.GOARCH == "arm64" {
+		return unix.AUDIT_ARCH_AARCH64
+	}
+	return unix.AUDIT_ARCH_X86_64
+}
+
+// seccompSupported reports whether this kernel has seccomp filters.
+func seccompSupported() error {
+	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	return err
+}
+
+// seccompProgram is the classic-BPF filter. Offsets are those of struct
+// seccomp_data: nr at 0, arch at 4, args[0] at 16 (its low half, on these
+// little-endian architectures).
+func seccompProgram() []unix.SockFilter {
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	stmt := func(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
+	jump := func(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
+		return unix.SockFilter{Code: code, K: k, Jt: jt, Jf: jf}
+	}
+	errno := func(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
+	p := []unix.SockFilter{
+		stmt(ld, 4),                    // arch
+		jump(jeq, seccompArch(), 1, 0), // native: skip the next
+		stmt(ret, errno(unix.ENOSYS)),  // a foreign ABI (i386 on x86-64)
+		stmt(ld, 0),                    // nr
+	}
+	if runtime.GOARCH == "amd64" {
+		p = append(p, jump(jge, 0x40000000, 0, 1), stmt(ret, errno(unix.ENOSYS))) // x32
+	}
+	for _, d := range seccompDenied {
+		p = append(p, jump(jeq, d.nr, 0, 1), stmt(ret, errno(d.errno)))
+	}
+	return append(p,
+		jump(jeq, unix.SYS_SOCKET, 0, 3),
+		stmt(ld, 16), // domain
+		jump(jeq, unix.AF_UNIX, 0, 1),
+		stmt(ret, errno(unix.EACCES)),
+		stmt(ret, unix.SECCOMP_RET_ALLOW),
+	)
+}
+
+// applySeccomp installs the filter on the calling thread, which has
+// no_new_privs set; exec keeps it.
+func applySeccomp() error {
+	prog := seccompProgram()
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0,
+		uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// redirects checks the targets of a statement's redirections as paths and
+// returns the command's stdin as they leave it. who is the command they
+// belong to, for messages; net says it is a network tool, whose output
+// files are remembered as downloads.
+func (a *analyzer) redirects(rs []*syntax.Redirect, who string, net bool, io ioCtx) ioCtx {
+	a.writes = a.writes[:0]
+	for _, r := range rs {
+		target := field{s: a.wordString(r.Word)}
+		if r.Word != nil && r.Op != syntax.WordHdoc && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
+			if fs := a.wordFields(r.Word, nil); len(fs) == 1 {
+				target = fs[0] // as bash expands it, globs included
+			}
+		}
+		disp := strings.TrimSpace(who + " " + r.Op.String() + " " + show(target.s))
+		if r.Word != nil {
+			a.substs(r.Word, true, disp)
+		}
+		if r.Hdoc != nil {
+			a.substs(r.Hdoc, false, disp)
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			io.feed, io.hasFeed = a.docText(r), true
+			io.substIn = io.substIn || fromSubst(io.feed)
+		case syntax.WordHdoc:
+			io.feed, io.hasFeed = target.s+"\n", true
+			io.substIn = io.substIn || fromSubst(target.s)
+		case syntax.RdrIn:
+			a.access(target, accRead, disp)
+			io.stdinFile, io.hasFile = target, true
+			io.substIn = io.substIn || fromSubst(target.s)
+			io.secretIn = io.secretIn || a.anySecret(target)
+		case syntax.DplIn, syntax.DplOut:
+			if t := show(target.s); t != "-" && strings.Trim(t, "0123456789") != "" {
+				if r.Op == syntax.DplOut {
+					a.access(target, accWrite, disp)
+				} else {
+					a.note(sandbox.Ask, "shell.redirect", disp, "an unusual redirection")
+				}
+			}
+		case syntax.RdrInOut:
+			a.access(target, accRead, disp)
+			a.access(target, accWrite, disp)
+		default: // >, >>, >|, &>, &>>
+			a.access(target, accWrite, disp)
+			a.writes = append(a.writes, target)
+			if net {
+				a.recordDownload(target)
+			}
+		}
+	}
+	return io
+}
+
+// docText is the text a here-document feeds: literal when its delimiter is
+// quoted, expanded like a double-quoted string otherwise.
+func (a *analyzer) docText(r *syntax.Redirect) string {
+	if r.Hdoc == nil {
+		return ""
+	}
+	quoted := false
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			switch p := p.(type) {
+			case *syntax.SglQuoted, *syntax.DblQuoted:
+				quoted = true
+			case *syntax.Lit:
+				quoted = quoted || strings.Contains(p.Value, `\`)
+			}
+		}
+	}
+	var sb strings.Builder
+	for _, p := range r.Hdoc.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			if quoted {
+				sb.WriteString(l.Value)
+			} else {
+				sb.WriteString(unescapeDQ(l.Value))
+			}
+			continue
+		}
+		sb.WriteString(a.quotedPart(p))
+	}
+	return sb.String()
+}
+
+func (a *analyzer) anySecret(f field) bool {
+	for _, cwd := range a.st.cwd {
+		if a.secretAt(a.classify(f, cwd)) {
+			return true
+		}
+	}
+	return false
+}
+
+// envKind classifies variables whose value changes what commands do.
+type envKind uint8
+
+const (
+	envPlain  envKind = iota
+	envAsk            // changes lookup or behaviour: ask
+	envDeny           // loads code into every process: deny
+	envCode           // the value is a command line: analyse it, at least ask
+	envGit            // git configuration injection
+	envPrompt         // a prompt string: substitutions in it run when it is shown
+)
+
+var sensitiveEnv = map[string]envKind{
+	"LD_PRELOAD": envDeny, "LD_AUDIT": envDeny, "BASH_ENV": envDeny, "ENV": envDeny,
+	"DYLD_INSERT_LIBRARIES": envDeny, "LD_LIBRARY_PATH": envAsk, "PATH": envAsk, "IFS": envAsk,
+	"HOME": envAsk, "CDPATH": envAsk, "SHELLOPTS": envAsk, "BASHOPTS": envAsk, "GLOBIGNORE": envAsk,
+	"HISTFILE": envAsk, "GOFLAGS": envAsk, "GOENV": envAsk, "GOTOOLCHAIN": envAsk, "GOPROXY": envAsk,
+	"CC": envAsk, "CXX": envAsk, "LD": envAsk, "PYTHONPATH": envAsk, "PYTHONSTARTUP": envAsk,
+	"PYTHONHOME": envAsk, "NODE_OPTIONS": envAsk, "NODE_PATH": envAsk, "PERL5OPT": envAsk,
+	"PERL5LIB": envAsk, "PERLLIB": envAsk, "RUBYOPT": envAsk, "RUBYLIB": envAsk,
+	"JAVA_TOOL_OPTIONS": envAsk, "_JAVA_OPTIONS": envAsk, "PROMPT_COMMAND": envCode,
+	"PS0": envPrompt, "PS1": envPrompt, "PS2": envPrompt, "PS4": envPrompt, "EDITOR": envCode, "VISUAL": envCode,
+	"PAGER": envCode, "MANPAGER": envCode, "LESSOPEN": envCode, "LESSCLOSE": envCode,
+	"SSH_ASKPASS": envCode, "SUDO_ASKPASS": envCode, "GIT_SSH_COMMAND": envCode,
+	"GIT_EXTERNAL_DIFF": envCode, "GIT_PAGER": envCode, "GIT_EDITOR": envCode,
+	"GIT_SEQUENCE_EDITOR": envCode, "GIT_ASKPASS": envCode, "GIT_SSH": envCode,
+	"GIT_PROXY_COMMAND": envCode, "GIT_CONFIG_PARAMETERS": envGit, "GIT_CONFIG_COUNT": envGit,
+	"GIT_CONFIG_GLOBAL": envGit, "GIT_CONFIG_SYSTEM": envGit, "GIT_TEMPLATE_DIR": envGit,
+}
+
+// assign checks an assignment, as a statement of its own or as a prefix of
+// a command (then prefix is true), and records a plain variable's value.
+func (a *analyzer) assign(as *syntax.Assign, prefix bool) {
+	if as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	if as.Value != nil {
+		a.substs(as.Value, false, name)
+	}
+	if as.Array != nil {
+		a.substs(as.Array, false, name)
+	}
+	val := a.wordString(as.Value)
+	if as.Array != nil || as.Index != nil || as.Append {
+		val = mUnknown + "$" + name
+	}
+	a.checkEnv(name, val, prefix)
+	if !prefix {
+		a.setVar(name, val)
+	}
+}
+
+// checkEnv decides about setting variable name to val.
+func (a *analyzer) checkEnv(name, val string, prefix bool) {
+	disp := name + "=" + show(val)
+	kind, ok := sensitiveEnv[name]
+	switch {
+	case ok:
+	case strings.HasPrefix(name, "GIT_CONFIG_"):
+		kind = envGit
+	case strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DYLD_"), strings.HasPrefix(name, "LD_"):
+		kind = envAsk
+	default:
+		return
+	}
+	switch kind {
+	case envDeny:
+		a.note(sandbox.Deny, "shell.env_injection", disp, "preloads code into every program that runs")
+	case envAsk:
+		a.note(sandbox.Ask, "shell.env_override", disp, "changes how commands are found or behave")
+	case envCode:
+		a.note(sandbox.Ask, "shell.env_command", disp, "the variable holds a command that programs run")
+		a.reparse(val, &call{disp: disp}, sandbox.Ask, "shell.env_command", "the variable holds a command that programs run")
+	case envPrompt:
+		if strings.Contains(val, "$(") || strings.Contains(val, "`") || fromSubst(val) {
+			a.note(sandbox.Ask, "shell.env_command", disp, "the prompt string runs a command substitution when shown")
+		}
+	case envGit:
+		l := strings.ToLower(val)
+		if strings.Contains(l, "hookspath") || strings.Contains(l, "fsmonitor") || strings.Contains(l, "hooks") {
+			a.note(sandbox.Deny, "shell.git_config_exec", disp, "injects git configuration that runs hooks or programs")
+		}
+		a.note(sandbox.Ask, "shell.env_override", disp, "injects git configuration")
+	}
+	_ = prefix
+}
+
+// decl handles declare, export, local, readonly, typeset and nameref.
+func (a *analyzer) decl(c *syntax.DeclClause) {
+	variant := c.Variant.Value
+	parts := []string{variant}
+	named, nameref := false, variant == "nameref"
+	for _, as := range c.Args {
+		if as.Name == nil {
+			if as.Value != nil {
+				a.substs(as.Value, false, variant)
+			}
+			v := a.wordString(as.Value)
+			parts = append(parts, show(v))
+			switch {
+			case isDynamic(v):
+				a.note(sandbox.Ask, "shell.dynamic_assignment", variant+" "+show(v), "assigns a variable whose name is computed at run time")
+			case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
+				nameref = nameref || strings.Contains(v, "n")
+			default:
+				named = true
+				if _, ok := sensitiveEnv[v]; ok || strings.HasPrefix(v, "GIT_") {
+					a.note(sandbox.Ask, "shell.env_override", variant+" "+v, "exports or changes a sensitive variable")
+				}
+			}
+			continue
+		}
+		named = true
+		parts = append(parts, as.Name.Value+"="+show(a.wordString(as.Value)))
+		a.assign(as, false)
+	}
+	disp := strings.Join(parts, " ")
+	a.cmds = append(a.cmds, disp)
+	a.count(disp)
+	switch {
+	case nameref:
+		a.note(sandbox.Ask, "shell.nameref", disp, "a name reference can assign any variable")
+	case !named && (variant == "export" || variant == "declare" || variant == "typeset" || variant == "readonly"):
+		a.note(sandbox.Ask, "shell.env_dump", disp, "prints variables, which may hold secrets")
+		a.secretFlow = true
+	default:
+		a.note(sandbox.Allow, "shell.assignment", disp, "sets shell variables")
+	}
+}
+
+// secretVarName reports variable names that usually hold secrets.
+func secretVarName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE", "COOKIE", "SESSION", "API_KEY", "APIKEY", "ACCESS_KEY", "_AUTH", "AUTH_"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(u, "_KEY") || strings.HasSuffix(u, "_PASS") || strings.HasSuffix(u, "_PW") || u == "SSH_AUTH_SOCK"
+}
