@@ -179,32 +179,3 @@ func TestServer_E5_ReviewFindings(t *testing.T) {
 		}
 	}
 }
-
-// E5: a later review with no findings clears the earlier diagnostics.
-func TestServer_E5_ReviewClearsDiagnostics(t *testing.T) {
-	script := strings.Join([]string{
-		`{"tool_calls":[{"id":"f1","name":"report_finding","arguments":{"path":"r.go","line":1,"severity":"warning","message":"x"}}]}`,
-		`{"content":"One finding."}`,
-		`{"content":"No problems."}`,
-	}, "\n")
-	h := start(t, setup{script: script, files: map[string]string{"r.go": "package r\n"}})
-	h.mustRun(lspserver.CommandReview, map[string]any{"uri": h.uri("r.go"), "instruction": ""})
-	res := h.mustRun(lspserver.CommandReview, map[string]any{"uri": h.uri("r.go")})
-	if len(res.Findings) != 0 {
-		t.Errorf("findings %+v", res.Findings)
-	}
-	pds := h.c.Received("textDocument/publishDiagnostics")
-	if len(pds) != 2 {
-		t.Fatalf("%d publishDiagnostics, want 2", len(pds))
-	}
-	var last struct {
-		URI         string            `json:"uri"`
-		Diagnostics []json.RawMessage `json:"diagnostics"`
-	}
-	if err := json.Unmarshal(pds[1].Params, &last); err != nil {
-		t.Fatal(err)
-	}
-	if last.URI != h.uri("r.go") || last.Diagnostics == nil || len(last.Diagnostics) != 0 {
-		t.Errorf("second publish %s, want an empty list for r.go", pds[1].Params)
-	}
-}
