@@ -93,5 +93,5 @@ func decodeJSON(t *testing.T, data []byte) any {
 	return v
 }
 
-// marshalParams encodes params as clientCall does.
-func marshalParams(params any) ([]byte, error) { return json.Marshal(params) }
+// marshalParams encodes params as the connection does.
+func marshalParams(params any) ([]byte, error) { return codec{}.Marshal(params) }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -76,10 +77,10 @@ func TestServer_E1_RangePastEnd(t *testing.T) {
 		{"start": pos(7, 0), "end": pos(8, 0)},
 		{"start": pos(2, 0), "end": pos(1, 0)}, // ends before it starts
 	} {
-		_, err := h.run(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "range": r, "instruction": "x"})
+		_, err := h.run(command.Plan, map[string]any{"uri": h.uri("a.go"), "range": r, "instruction": "x"})
 		wantCode(t, err, jsonrpc2.InvalidParams)
 	}
-	res := h.mustRun(lspserver.CommandPlan, map[string]any{
+	res := h.mustRun(command.Plan, map[string]any{
 		"uri": h.uri("a.go"), "range": map[string]any{"start": pos(2, 0), "end": pos(2, 999)}, "instruction": "x",
 	})
 	if res.Status != "done" {
@@ -104,7 +105,7 @@ func TestServer_E1_NoModel(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := start(t, setup{files: files, opts: func(o *lspserver.Options) { o.NewModel = fn }})
-			_, err := h.run(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
+			_, err := h.run(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
 			if reason := wantCode(t, err, lspserver.CodeRequestFailed); reason != "model.unavailable" {
 				t.Errorf("reason %q, want model.unavailable", reason)
 			}
@@ -130,7 +131,7 @@ func TestServer_E1_ModelEndpointDown(t *testing.T) {
 		},
 	})
 	start := time.Now()
-	_, err = h.run(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
+	_, err = h.run(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
 	if reason := wantCode(t, err, lspserver.CodeRequestFailed); reason != "model.unavailable" {
 		t.Errorf("reason %q, want model.unavailable (message %q)", reason, err)
 	}
@@ -138,7 +139,7 @@ func TestServer_E1_ModelEndpointDown(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 	// Still serving.
-	_, err = h.run(lspserver.CommandPlan, map[string]any{"uri": "file:///etc/passwd", "instruction": "x"})
+	_, err = h.run(command.Plan, map[string]any{"uri": "file:///etc/passwd", "instruction": "x"})
 	wantCode(t, err, lspserver.CodeRequestFailed)
 	if err := h.c.Call(h.ctx(), "shutdown", nil, nil); err != nil {
 		t.Fatalf("shutdown after the failed run: %v", err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -29,7 +29,7 @@ func TestServer_E7_DisconnectMidQuestion(t *testing.T) {
 		handlers: map[string]lsptest.Handler{"window/showMessageRequest": lsptest.NeverAnswer},
 	})
 	p, err := h.c.Go(h.ctx(), "workspace/executeCommand", map[string]any{
-		"command": lspserver.CommandExecute, "arguments": []any{execArg(h)},
+		"command": command.Execute, "arguments": []any{execArg(h)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package lspserver_test
 import (
 	"testing"
 
-	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // E2: after shutdown every request fails, and exit ends Serve cleanly.
@@ -12,7 +12,7 @@ func TestServer_E2_ShutdownThenExit(t *testing.T) {
 	if err := h.c.Call(h.ctx(), "shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.run(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
+	_, err := h.run(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
 	if err == nil {
 		t.Fatal("executeCommand after shutdown succeeded")
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
@@ -35,7 +35,7 @@ func TestServer_E4_PlanIsReadOnly(t *testing.T) {
 			},
 		},
 	})
-	res := h.mustRun(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "instruction": "rename A to B"})
+	res := h.mustRun(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "rename A to B"})
 	if res.Status != "done" || !strings.Contains(res.Summary, "Plan:") {
 		t.Errorf("status %q summary %q", res.Status, res.Summary)
 	}
@@ -90,7 +90,7 @@ func TestServer_E5_ReviewFindings(t *testing.T) {
 		jsonLine(map[string]any{"content": "Two problems.\nr.go:6: info: odd comment\nr.go:2: blank line\nr.go:99: error: gone\n/etc/passwd:1: error: outside\n"}),
 	}, "\n")
 	h := start(t, setup{script: script, files: map[string]string{"r.go": file}})
-	res := h.mustRun(lspserver.CommandReview, map[string]any{"uri": h.uri("r.go"), "instruction": "review"})
+	res := h.mustRun(command.Review, map[string]any{"uri": h.uri("r.go"), "instruction": "review"})
 	if res.Status != "done" {
 		t.Fatalf("status %q: %s", res.Status, res.Summary)
 	}

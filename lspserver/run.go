@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
@@ -24,30 +25,10 @@ type runState struct {
 	cancel context.CancelFunc
 }
 
-// commandResult is the result of plan, review and execute (E3).
-type commandResult struct {
-	SessionID string        `json:"sessionId"`
-	Status    string        `json:"status"`
-	Summary   string        `json:"summary"`
-	Steps     []agent.Step  `json:"steps,omitempty"`
-	Findings  []findingJSON `json:"findings,omitempty"`
-	Edits     *editCounts   `json:"edits"`
-	// Incomplete: the model's final answer was cut off (A4).
-	Incomplete bool `json:"incomplete,omitempty"`
-}
-
-type findingJSON struct {
-	Path     string `json:"path"`
-	Line     int    `json:"line"`
-	EndLine  int    `json:"endLine,omitempty"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-}
-
 // maxSelection bounds the selected text inlined into the task.
 const maxSelection = 20000
 
-func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*commandResult, error) {
+func (s *Server) runAgent(ctx context.Context, mode string, a *command.Args) (*command.Result, error) {
 	rel, err := s.resolveTarget(a.URI)
 	if err != nil {
 		return nil, err
@@ -136,15 +117,15 @@ func (s *Server) runAgent(ctx context.Context, mode string, a *commandArgs) (*co
 		},
 	})
 
-	res := &commandResult{SessionID: id, Status: string(out.Status), Summary: out.Summary, Steps: out.Steps,
-		Edits: counts, Incomplete: out.Incomplete}
+	res := &command.Result{SessionID: id, Status: command.Status(out.Status), Summary: out.Summary, Steps: wireSteps(out.Steps),
+		Edits: counts.wire(), Incomplete: out.Incomplete}
 	if mode == "review" && out.Status == agent.StatusDone {
 		s.fallbackFindings(rctx, sink, out.Summary, log)
 	}
 	if mode == "review" {
 		sink.publish(ctx)
 		for _, f := range sink.all() {
-			res.Findings = append(res.Findings, findingJSON(f))
+			res.Findings = append(res.Findings, command.Finding(f))
 		}
 	}
 	if mode == "execute" && ctx.Err() == nil {
@@ -178,7 +159,7 @@ func (s *Server) fallbackFindings(ctx context.Context, sink *findingSink, text s
 func isBudget(err error) bool { return errors.Is(err, agent.ErrBudgetExhausted) }
 
 // task builds the first user message: instruction, file and selection.
-func (s *Server) task(ctx context.Context, ws *workspace, rel string, a *commandArgs) (prompts.TaskData, error) {
+func (s *Server) task(ctx context.Context, ws *workspace, rel string, a *command.Args) (prompts.TaskData, error) {
 	// The agent cuts input over 100,000 characters and inlines @path
 	// references (A12).
 	t := prompts.TaskData{Instruction: a.Instruction}

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 type docEdit struct {
@@ -81,7 +82,7 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 				label = a.Label
 			}
 			if annotated && !a.NeedsConfirmation {
-				c.out.approval("Apply "+label+"?", lspserver.ActionApprove, "allowed by policy")
+				c.out.approval("Apply "+label+"?", command.ActionApprove, "allowed by policy")
 				keep = append(keep, all[i])
 				continue
 			}

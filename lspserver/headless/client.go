@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // Approve says how the client answers questions.
@@ -177,7 +178,7 @@ func (c *client) execute(ctx context.Context) (*Result, error) {
 		}
 		arg["range"] = r
 	}
-	cmd := map[string]string{"plan": lspserver.CommandPlan, "review": lspserver.CommandReview, "execute": lspserver.CommandExecute}[c.o.Mode]
+	cmd := map[string]string{"plan": command.Plan, "review": command.Review, "execute": command.Execute}[c.o.Mode]
 	if cmd == "" {
 		return nil, fmt.Errorf("unknown mode %q", c.o.Mode)
 	}

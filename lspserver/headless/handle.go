@@ -8,7 +8,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // handle answers the server's requests and prints its notifications.
@@ -24,7 +24,7 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return c.applyEdit(params)
 	case "window/showMessageRequest":
 		return c.showMessageRequest(params)
-	case lspserver.MethodSaveDocuments:
+	case command.MethodSaveDocuments:
 		// The disk is this client's buffer: everything applied is saved.
 		var p struct {
 			URIs []string `json:"uris"`
@@ -33,7 +33,7 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return map[string]any{"saved": p.URIs}, nil
 	case "window/workDoneProgress/create":
 		return nil, nil
-	case lspserver.MethodEditText:
+	case command.MethodEditText:
 		return c.editText(params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "headless client: "+req.Method())
@@ -92,7 +92,7 @@ func (c *client) decide(question string, actions []string) string {
 	defer c.mu.Unlock()
 	approve := ""
 	for _, a := range actions {
-		if a == lspserver.ActionApprove || strings.HasPrefix(a, "I saved") {
+		if a == command.ActionApprove || strings.HasPrefix(a, "I saved") {
 			approve = a
 		}
 	}
@@ -121,7 +121,7 @@ func (c *client) decide(question string, actions []string) string {
 
 // confirm asks a yes/no question about a hunk.
 func (c *client) confirm(question string) bool {
-	return c.decide(question, []string{lspserver.ActionApprove, lspserver.ActionDeny}) == lspserver.ActionApprove
+	return c.decide(question, []string{command.ActionApprove, command.ActionDeny}) == command.ActionApprove
 }
 
 // editText lets the person at the terminal replace a proposed text
