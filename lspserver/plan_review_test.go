@@ -63,7 +63,7 @@ func TestServer_E4_PlanIsReadOnly(t *testing.T) {
 	if _, err := h.c.WaitNotification(0, "textDocument/publishDiagnostics", nil); err == nil {
 		t.Error("a plan run published diagnostics")
 	}
-	if e := res.Edits; e == nil || e.Proposed != 0 || e.Applied != 0 || e.Rejected != 0 {
+	if e := res.Edits; e.Proposed != 0 || e.Applied != 0 || e.Rejected != 0 {
 		t.Errorf("edits = %+v, want all zero", e)
 	}
 	for _, s := range res.Steps {
@@ -147,14 +147,14 @@ func TestServer_E5_ReviewFindings(t *testing.T) {
 		t.Errorf("diagnostics\n got %+v\nwant %+v", got, want)
 	}
 
-	wantFindings := []finding{
+	wantFindings := []command.Finding{
 		{Path: "r.go", Line: 4, Severity: "error", Message: "division by zero when b is 0"},
 		{Path: "r.go", Line: 3, EndLine: 5, Severity: "hint", Message: "document Div"},
 		{Path: "r.go", Line: 6, Severity: "info", Message: "odd comment"},
 		{Path: "r.go", Line: 2, Severity: "warning", Message: "blank line"},
 	}
 	gotFindings := slices.Clone(res.Findings)
-	byMsg := func(a, b finding) int { return strings.Compare(a.Message, b.Message) }
+	byMsg := func(a, b command.Finding) int { return strings.Compare(a.Message, b.Message) }
 	slices.SortFunc(gotFindings, byMsg)
 	slices.SortFunc(wantFindings, byMsg)
 	if !slices.Equal(gotFindings, wantFindings) {
