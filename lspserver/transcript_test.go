@@ -40,7 +40,8 @@ var update = flag.Bool("update", false, "rewrite the -- server -- section of tes
 //   - workspace/<path> files, written to a temporary workspace;
 //   - model: the scripted model turns, llmtest JSON lines (optional);
 //   - client: the client's JSON-RPC messages, in order ("#" lines are
-//     comments);
+//     comments; a JSON string is sent as the body of one frame, verbatim,
+//     to send what is not JSON-RPC);
 //   - server: the golden server messages, rewritten by -update.
 //
 // The server runs in-process over net.Pipe inside a synctest bubble; the
@@ -263,6 +264,18 @@ func (tr *transcript) run(t *testing.T) string {
 
 // send sends client message n, then lets the server settle.
 func (s *session) send(n int, raw json.RawMessage) {
+	if raw[0] == '"' { // a JSON string: its text is sent as one frame
+		var body string
+		if err := json.Unmarshal(raw, &body); err != nil {
+			s.t.Fatalf("client message %d: %v", n, err)
+		}
+		fmt.Fprintf(&s.out, "# %d: raw frame %q\n", n, body)
+		if _, err := s.frames.WriteFrame(context.Background(), s.expand([]byte(body))); err != nil {
+			s.t.Fatalf("client message %d: %v", n, err)
+		}
+		s.settle()
+		return
+	}
 	var e envelope
 	if err := json.Unmarshal(raw, &e); err != nil {
 		s.t.Fatalf("client message %d: %v", n, err)
