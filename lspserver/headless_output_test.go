@@ -20,7 +20,8 @@ import (
 // testdata/headless/<name>.golden (rewritten by -update): the --json event
 // lines (progress, log, diff, approval, diagnostics, result, error) and
 // the readable text. The workspace directory reads $WORK and the session
-// ID $SESSION.
+// ID $SESSION. It runs in real time, outside synctest, so the scripted
+// model is served over loopback (llmtest.NewServer).
 func TestHeadless_E11_Output(t *testing.T) {
 	const review = `{"tool_calls":[{"id":"f1","name":"report_finding","arguments":{"path":"a.go","line":3,"severity":"error","message":"returns 1"}}]}
 {"content":"a.go:9: info: returns 2\na.go:99: gone"}`

@@ -244,17 +244,26 @@ func (tr *transcript) run(t *testing.T) string {
 	s := &session{t: t, root: root, inbox: newInbox(), calls: map[string]bool{}}
 	s.frames = jsonrpc2.NewHeaderStream(cliSide).(frameStream)
 	go s.inbox.fill(s.frames)
+	// On every path, t.Fatal included, disconnect and wait for the server,
+	// so that the bubble can end.
+	defer func() {
+		cliSide.Close()
+		if err := <-served; err != nil && !errors.Is(err, io.ErrClosedPipe) {
+			t.Logf("Serve: %v", err)
+		}
+		if llm != nil {
+			llm.Close()
+		}
+		if t.Failed() {
+			t.Logf("server messages so far:\n%s", s.out.String())
+		}
+	}()
 
 	for i, raw := range tr.client {
 		s.send(i+1, raw)
 	}
 	s.finish()
-	cliSide.Close()
-	if err := <-served; err != nil && !errors.Is(err, io.ErrClosedPipe) {
-		t.Logf("Serve: %v", err)
-	}
 	if llm != nil {
-		llm.Close()
 		if n := llm.Remaining(); n != 0 {
 			t.Errorf("%d scripted model turns were never asked for", n)
 		}
@@ -340,6 +349,16 @@ func (s *session) settle() {
 			responses = append(responses, m)
 		case e.isCall():
 			s.pending = append(s.pending, e)
+			msgs = append(msgs, m)
+		case e.Method == "$/cancelRequest":
+			// The server withdrew a request: the client no longer answers it.
+			var p struct {
+				Params struct {
+					ID json.RawMessage `json:"id"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(m, &p)
+			s.pending = slices.DeleteFunc(s.pending, func(r envelope) bool { return compact(r.ID) == compact(p.Params.ID) })
 			msgs = append(msgs, m)
 		default:
 			msgs = append(msgs, m)
