@@ -5,78 +5,60 @@ import (
 	"path"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/tools"
 )
 
-type lspRange struct {
-	Start lspPos `json:"start"`
-	End   lspPos `json:"end"`
-}
-
-type lspPos struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
-
-type textEdit struct {
-	Range        lspRange `json:"range"`
-	NewText      string   `json:"newText"`
-	AnnotationID string   `json:"annotationId,omitempty"`
-}
-
-type changeAnnotation struct {
-	Label             string `json:"label"`
-	NeedsConfirmation bool   `json:"needsConfirmation"`
-	Description       string `json:"description,omitempty"`
-}
-
-func rangeOf(text string, start, end int) lspRange {
-	s, e := position(text, start), position(text, end)
-	return lspRange{lspPos{s.Line, s.Character}, lspPos{e.Line, e.Character}}
+func rangeOf(text string, start, end int) protocol.Range {
+	return protocol.Range{Start: position(text, start), End: position(text, end)}
 }
 
 // buildEdit makes the workspace/applyEdit params for a change: versioned
 // document edits with one annotated edit per hunk where the client supports
 // them (E6), plain changes otherwise.
-func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32, cur string, hs []hunk, confirm bool) map[string]any {
-	edits := make([]textEdit, 0, len(hs))
-	annotations := map[string]changeAnnotation{}
+func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32, cur string, hs []hunk, confirm bool) *protocol.ApplyWorkspaceEditParams {
+	annotate := caps.annotations && caps.documentChanges
+	edits := make([]protocol.TextDocumentEditElement, 0, len(hs))
+	plain := make([]protocol.TextEdit, 0, len(hs))
+	annotations := map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{}
 	for i, h := range hs {
-		e := textEdit{Range: rangeOf(cur, h.start, h.end), NewText: h.repl}
-		if caps.annotations && caps.documentChanges {
-			id := fmt.Sprintf("agentls.%d", i)
-			e.AnnotationID = id
-			annotations[id] = changeAnnotation{
-				Label:             fmt.Sprintf("%s: %s lines %s", ch.Tool, path.Base(ch.Path), h.lines),
-				NeedsConfirmation: confirm,
-				Description:       fmt.Sprintf("agentls proposes hunk %d of %d in %s", i+1, len(hs), ch.Path),
-			}
+		e := protocol.TextEdit{Range: rangeOf(cur, h.start, h.end), NewText: h.repl}
+		plain = append(plain, e)
+		if !annotate {
+			edits = append(edits, &e)
+			continue
 		}
-		edits = append(edits, e)
+		id := protocol.ChangeAnnotationIdentifier(fmt.Sprintf("agentls.%d", i))
+		edits = append(edits, &protocol.AnnotatedTextEdit{TextEdit: e, AnnotationID: id})
+		annotations[id] = protocol.ChangeAnnotation{
+			Label:             fmt.Sprintf("%s: %s lines %s", ch.Tool, path.Base(ch.Path), h.lines),
+			NeedsConfirmation: &confirm,
+			Description:       ptr(fmt.Sprintf("agentls proposes hunk %d of %d in %s", i+1, len(hs), ch.Path)),
+		}
 	}
-	edit := map[string]any{}
+	var edit protocol.WorkspaceEdit
 	if caps.documentChanges {
-		var changes []any
 		if ch.Create {
-			changes = append(changes, map[string]any{"kind": "create", "uri": u.String(),
-				"options": map[string]bool{"overwrite": false, "ignoreIfExists": false}})
+			no := false
+			edit.DocumentChanges = append(edit.DocumentChanges, &protocol.CreateFile{Kind: "create", URI: u,
+				Options: &protocol.CreateFileOptions{Overwrite: &no, IgnoreIfExists: &no}})
 			version = nil
 		}
-		changes = append(changes, map[string]any{
-			"textDocument": map[string]any{"uri": u.String(), "version": version},
-			"edits":        edits,
-		})
-		edit["documentChanges"] = changes
+		doc := protocol.OptionalVersionedTextDocumentIdentifier{Version: version}
+		doc.URI = u
+		edit.DocumentChanges = append(edit.DocumentChanges, &protocol.TextDocumentEdit{TextDocument: doc, Edits: edits})
 		if len(annotations) > 0 {
-			edit["changeAnnotations"] = annotations
+			edit.ChangeAnnotations = annotations
 		}
 	} else {
-		edit["changes"] = map[string]any{u.String(): edits}
+		edit.Changes = map[uri.URI][]protocol.TextEdit{u: plain}
 	}
-	return map[string]any{"label": fmt.Sprintf("agentls: %s %s", ch.Tool, ch.Path), "edit": edit}
+	return &protocol.ApplyWorkspaceEditParams{Label: ptr(fmt.Sprintf("agentls: %s %s", ch.Tool, ch.Path)), Edit: edit}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // unifiedDiff renders a change for people, bounded so that a question
 // stays readable.

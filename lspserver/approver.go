@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -23,10 +24,10 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 	if req.Preview == "" {
 		msg = fmt.Sprintf("agentls wants to run %s (%s): %s", req.Tool, req.Risk, req.Subject)
 	}
-	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, ActionApprove, ActionDeny, ActionAlwaysAllow) {
-	case ActionApprove:
+	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, command.ActionApprove, command.ActionDeny, command.ActionAlwaysAllow) {
+	case command.ActionApprove:
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
-	case ActionAlwaysAllow:
+	case command.ActionAlwaysAllow:
 		return tools.ApprovalResponse{Answer: tools.AnswerAlways}, nil
 	}
 	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
@@ -39,18 +40,16 @@ func (a approver) confirm(ctx context.Context, req *tools.ApprovalRequest) (tool
 	if req.Text != "" {
 		msg += "\n\n" + req.Text
 	}
-	actions := []string{ActionApprove, ActionDeny}
+	actions := []string{command.ActionApprove, command.ActionDeny}
 	if req.Text != "" && a.s.editTextSupported() {
-		actions = append(actions, ActionModify)
+		actions = append(actions, command.ActionModify)
 	}
 	switch a.s.ask(ctx, protocol.MessageTypeInfo, msg, actions...) {
-	case ActionApprove:
+	case command.ActionApprove:
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Text: req.Text}, nil
-	case ActionModify:
-		var res struct {
-			Text *string `json:"text"`
-		}
-		err := a.s.clientCall(ctx, MethodEditText, map[string]any{"prompt": req.Question, "text": req.Text}, &res)
+	case command.ActionModify:
+		var res command.EditTextResult
+		err := a.s.clientCall(ctx, command.MethodEditText, &command.EditTextParams{Prompt: req.Question, Text: req.Text}, &res)
 		if err != nil || res.Text == nil {
 			return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
 		}

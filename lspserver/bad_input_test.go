@@ -12,125 +12,8 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
-	"github.com/agentls/agentls/lspserver/lsptest"
+	"github.com/agentls/agentls/lspserver/command"
 )
-
-// E1: a frame whose body is not JSON (with a valid Content-Length) must not
-// crash the server. JSON-RPC 2.0 wants a -32700 answer and the session to
-// go on; at the least Serve must return cleanly, without a panic or a leak.
-func TestServer_E1_MalformedFrame(t *testing.T) {
-	h := start(t, setup{files: map[string]string{"a.go": "package a\n"}})
-	if err := h.c.WriteFrame(h.ctx(), []byte(`{"jsonrpc":"2.0","id":1,"method":`)); err != nil {
-		t.Fatal(err)
-	}
-	p, err := h.c.Go(h.ctx(), "textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": h.uri("a.go")},
-		"range":        map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 1}},
-		"context":      map[string]any{"diagnostics": []any{}},
-	})
-	if err == nil {
-		select {
-		case <-p.Done():
-			if _, err := p.Result(); err == nil {
-				t.Log("the server answered after the malformed frame: it keeps serving")
-				for _, m := range h.c.Messages() {
-					if m.Kind == lsptest.KindResponse && m.ID == "null" && m.Err != nil && m.Err.Code == jsonrpc2.ParseError {
-						return
-					}
-				}
-				t.Error("no -32700 response with id null for the malformed frame")
-				return
-			}
-		case <-time.After(2 * time.Second):
-		}
-	}
-	// The server did not go on: it must at least have stopped cleanly.
-	select {
-	case <-h.c.ServeDone():
-	case <-time.After(wait):
-		t.Fatal("after a malformed frame the server neither answers nor returns from Serve")
-	}
-	t.Logf("Serve returned %v after the malformed frame", h.c.ServeErr())
-	skipBug(t, "one malformed JSON frame ends the whole session (Serve returns "+
-		errString(h.c.ServeErr())+"); JSON-RPC 2.0 says answer -32700 with id null and go on")
-	t.Error("the server stopped serving after a malformed frame")
-}
-
-func errString(err error) string {
-	if err == nil {
-		return "nil"
-	}
-	return err.Error()
-}
-
-// E1/E3: bad executeCommand arguments are InvalidParams (-32602) and
-// never start a run.
-func TestServer_E1_BadCommandArguments(t *testing.T) {
-	h := start(t, setup{
-		script: `{"content":"should never be asked"}`,
-		files:  map[string]string{"a.go": "package a\n\nfunc A() {}\n"},
-	})
-	u := h.uri("a.go")
-	cases := []struct {
-		name   string
-		params any
-	}{
-		{"no arguments", map[string]any{"command": lspserver.CommandPlan}},
-		{"empty arguments", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{}}},
-		{"two arguments", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{
-			map[string]any{"uri": u, "instruction": "x"}, map[string]any{"uri": u, "instruction": "x"}}}},
-		{"arguments not an array", map[string]any{"command": lspserver.CommandPlan, "arguments": "x"}},
-		{"argument not an object", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{"x"}}},
-		{"uri wrong type", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{
-			map[string]any{"uri": 5, "instruction": "x"}}}},
-		{"instruction wrong type", map[string]any{"command": lspserver.CommandExecute, "arguments": []any{
-			map[string]any{"uri": u, "instruction": []int{1}}}}},
-		{"range wrong type", map[string]any{"command": lspserver.CommandReview, "arguments": []any{
-			map[string]any{"uri": u, "instruction": "x", "range": "L1"}}}},
-		{"unknown field", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{
-			map[string]any{"uri": u, "instruction": "x", "prompt": "x"}}}},
-		{"missing instruction", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{
-			map[string]any{"uri": u}}}},
-		{"blank instruction", map[string]any{"command": lspserver.CommandExecute, "arguments": []any{
-			map[string]any{"uri": u, "instruction": "  \n "}}}},
-		{"missing uri", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{
-			map[string]any{"instruction": "x"}}}},
-		{"not a file uri", map[string]any{"command": lspserver.CommandPlan, "arguments": []any{
-			map[string]any{"uri": "https://example.com/a.go", "instruction": "x"}}}},
-		{"unknown command", map[string]any{"command": "agentls.deploy", "arguments": []any{
-			map[string]any{"uri": u, "instruction": "x"}}}},
-		{"no command", map[string]any{"arguments": []any{map[string]any{"uri": u, "instruction": "x"}}}},
-		{"cancel with a bad argument", map[string]any{"command": lspserver.CommandCancel, "arguments": []any{42}}},
-		{"params not an object", []int{1, 2}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := h.c.Call(h.ctx(), "workspace/executeCommand", tc.params, nil)
-			wantCode(t, err, jsonrpc2.InvalidParams)
-		})
-	}
-	if n := len(h.llm.Requests()); n != 0 {
-		t.Errorf("bad arguments reached the model %d times", n)
-	}
-}
-
-// E1: a URI outside the workspace is RequestFailed with
-// data.reason policy.path_escape.
-func TestServer_E1_URIOutsideWorkspace(t *testing.T) {
-	h := start(t, setup{
-		script: `{"content":"should never be asked"}`,
-		files:  map[string]string{"a.go": "package a\n"},
-	})
-	for _, u := range []string{"file:///etc/passwd", "file:///", h.uri("../x.go")} {
-		_, err := h.run(lspserver.CommandPlan, map[string]any{"uri": u, "instruction": "read it"})
-		if reason := wantCode(t, err, lspserver.CodeRequestFailed); reason != "policy.path_escape" {
-			t.Errorf("%s: reason %q, want policy.path_escape", u, reason)
-		}
-	}
-	if n := len(h.llm.Requests()); n != 0 {
-		t.Errorf("the model was asked %d times", n)
-	}
-}
 
 // E1: a range past the end of the file is InvalidParams; a character past
 // the end of a line is clamped (the specification's rule) and accepted.
@@ -145,10 +28,10 @@ func TestServer_E1_RangePastEnd(t *testing.T) {
 		{"start": pos(7, 0), "end": pos(8, 0)},
 		{"start": pos(2, 0), "end": pos(1, 0)}, // ends before it starts
 	} {
-		_, err := h.run(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "range": r, "instruction": "x"})
+		_, err := h.run(command.Plan, map[string]any{"uri": h.uri("a.go"), "range": r, "instruction": "x"})
 		wantCode(t, err, jsonrpc2.InvalidParams)
 	}
-	res := h.mustRun(lspserver.CommandPlan, map[string]any{
+	res := h.mustRun(command.Plan, map[string]any{
 		"uri": h.uri("a.go"), "range": map[string]any{"start": pos(2, 0), "end": pos(2, 999)}, "instruction": "x",
 	})
 	if res.Status != "done" {
@@ -173,7 +56,7 @@ func TestServer_E1_NoModel(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := start(t, setup{files: files, opts: func(o *lspserver.Options) { o.NewModel = fn }})
-			_, err := h.run(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
+			_, err := h.run(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
 			if reason := wantCode(t, err, lspserver.CodeRequestFailed); reason != "model.unavailable" {
 				t.Errorf("reason %q, want model.unavailable", reason)
 			}
@@ -199,7 +82,7 @@ func TestServer_E1_ModelEndpointDown(t *testing.T) {
 		},
 	})
 	start := time.Now()
-	_, err = h.run(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
+	_, err = h.run(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
 	if reason := wantCode(t, err, lspserver.CodeRequestFailed); reason != "model.unavailable" {
 		t.Errorf("reason %q, want model.unavailable (message %q)", reason, err)
 	}
@@ -207,7 +90,7 @@ func TestServer_E1_ModelEndpointDown(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 	// Still serving.
-	_, err = h.run(lspserver.CommandPlan, map[string]any{"uri": "file:///etc/passwd", "instruction": "x"})
+	_, err = h.run(command.Plan, map[string]any{"uri": "file:///etc/passwd", "instruction": "x"})
 	wantCode(t, err, lspserver.CodeRequestFailed)
 	if err := h.c.Call(h.ctx(), "shutdown", nil, nil); err != nil {
 		t.Fatalf("shutdown after the failed run: %v", err)

@@ -6,34 +6,33 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/command"
 )
 
-// codeActionKind is the kind of agentls's code actions.
-const codeActionKind = protocol.CodeActionKind("refactor.agentls")
-
 // codeAction offers plan, review and execute for the selected range (E2).
-// Plan and execute arguments carry no instruction: the editor plugins ask
-// the user for one before running the command.
+// Their one argument is a [command.Target], without an instruction: the
+// editor plugins ask the user for one before running the command.
 func (s *Server) codeAction(ctx context.Context, params jsonrpc2.RawMessage) (any, error) {
 	var p protocol.CodeActionParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	arg := map[string]any{"uri": p.TextDocument.URI.String(), "range": p.Range}
-	actions := []map[string]any{}
-	for _, c := range []struct{ title, cmd string }{
-		{"agentls: Plan…", CommandPlan},
-		{"agentls: Review selection", CommandReview},
-		{"agentls: Execute…", CommandExecute},
-	} {
-		actions = append(actions, map[string]any{
-			"title": c.title, "kind": codeActionKind,
-			"command": map[string]any{"title": c.title, "command": c.cmd, "arguments": []any{arg}},
-		})
-	}
-	raw, err := json.Marshal(actions)
+	arg, err := json.Marshal(command.Target{URI: p.TextDocument.URI.String(), Range: &p.Range})
 	if err != nil {
 		return nil, err
 	}
-	return jsonrpc2.RawMessage(raw), nil
+	kind := protocol.CodeActionKind(command.CodeActionKind)
+	var actions []protocol.CodeAction
+	for _, c := range []struct{ title, cmd string }{
+		{"agentls: Plan…", command.Plan},
+		{"agentls: Review selection", command.Review},
+		{"agentls: Execute…", command.Execute},
+	} {
+		actions = append(actions, protocol.CodeAction{
+			Title: c.title, Kind: &kind,
+			Command: protocol.Command{Title: c.title, Command: c.cmd, Arguments: []protocol.LSPAny{arg}},
+		})
+	}
+	return actions, nil
 }

@@ -14,17 +14,15 @@ import (
 // ctx is done; the caller bounds ctx (questions by the run policy's
 // approval timeout, through the gateway or the proposer). When the call is
 // abandoned (timeout or cancel) it tells the client with $/cancelRequest
-// on a detached context, as gopls does.
+// on a detached context, as gopls does. params are encoded by the
+// connection's codec (protocol.Marshal); the result is decoded with
+// encoding/json.
 func (s *Server) clientCall(ctx context.Context, method string, params any, result any) error {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return err
-	}
 	var out jsonrpc2.RawMessage
-	id, err := s.conn.Call(ctx, method, jsonrpc2.RawMessage(raw), &out)
+	id, err := s.conn.Call(ctx, method, params, &out)
 	if err != nil {
 		if ctx.Err() != nil && id.IsValid() {
-			_ = s.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", map[string]any{"id": idValue(id)})
+			_ = s.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", &protocol.CancelParams{ID: progressID(id)})
 		}
 		return err
 	}
@@ -34,12 +32,15 @@ func (s *Server) clientCall(ctx context.Context, method string, params any, resu
 	return nil
 }
 
-func idValue(id jsonrpc2.ID) any {
+// progressID turns the ID of one of our calls into the integer-or-string
+// of CancelParams. Our IDs are the connection's counter, far below the
+// int32 limit of the spec's integer.
+func progressID(id jsonrpc2.ID) protocol.ProgressToken {
 	if n, ok := id.Number(); ok {
-		return n
+		return protocol.Integer(n)
 	}
 	str, _ := id.StringValue()
-	return str
+	return protocol.String(str)
 }
 
 // ask shows a question with actions and returns the chosen title. No
@@ -47,14 +48,11 @@ func idValue(id jsonrpc2.ID) any {
 // client or a title that is not one of the actions all return "" — which
 // every caller treats as deny (E7).
 func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, actions ...string) string {
-	items := make([]map[string]string, len(actions))
-	for i, a := range actions {
-		items[i] = map[string]string{"title": a}
+	params := &protocol.ShowMessageRequestParams{Type: typ, Message: msg}
+	for _, a := range actions {
+		params.Actions = append(params.Actions, protocol.MessageActionItem{Title: a})
 	}
-	params := map[string]any{"type": typ, "message": msg, "actions": items}
-	var res *struct {
-		Title string `json:"title"`
-	}
+	var res *protocol.MessageActionItem
 	if err := s.clientCall(ctx, "window/showMessageRequest", params, &res); err != nil {
 		reason := "error"
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -76,8 +74,8 @@ func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, 
 
 // logMessage sends window/logMessage; failures only go to the log.
 func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg string) {
-	raw, _ := json.Marshal(map[string]any{"type": typ, "message": msg})
-	if err := s.conn.Notify(context.WithoutCancel(ctx), "window/logMessage", jsonrpc2.RawMessage(raw)); err != nil {
+	params := &protocol.LogMessageParams{Type: typ, Message: msg}
+	if err := s.conn.Notify(context.WithoutCancel(ctx), "window/logMessage", params); err != nil {
 		s.log.Debug("logMessage failed", slog.String("err", err.Error()))
 	}
 }

@@ -2,14 +2,15 @@ package lspserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
-	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
@@ -68,16 +69,19 @@ func (f *findingSink) all() []tools.Finding {
 	return append([]tools.Finding(nil), f.findings...)
 }
 
-var severities = map[string]int{"error": 1, "warning": 2, "info": 3, "hint": 4}
+var severities = map[string]protocol.DiagnosticSeverity{
+	"error": protocol.DiagnosticSeverityError, "warning": protocol.DiagnosticSeverityWarning,
+	"info": protocol.DiagnosticSeverityInformation, "hint": protocol.DiagnosticSeverityHint,
+}
 
 // publish sends the findings as textDocument/publishDiagnostics, one
 // notification per file, and clears files that held agentls diagnostics
 // from an earlier review but have none now.
 func (f *findingSink) publish(ctx context.Context) {
 	s := f.s
-	byURI := map[string][]map[string]any{}
+	byURI := map[uri.URI][]protocol.Diagnostic{}
 	for _, fd := range f.all() {
-		u := s.uriFor(fd.Path).String()
+		u := s.uriFor(fd.Path)
 		content, _ := f.ws.ReadFile(ctx, fd.Path)
 		text := string(content)
 		end := fd.EndLine
@@ -86,34 +90,29 @@ func (f *findingSink) publish(ctx context.Context) {
 		}
 		startOff, _ := offset(text, lspPosition(fd.Line-1, 0))
 		endOff, _ := offset(text, lspPosition(end-1, 1<<31))
-		byURI[u] = append(byURI[u], map[string]any{
-			"range":    rangeOf(text, startOff, endOff),
-			"severity": severities[fd.Severity],
-			"source":   "agentls",
-			"message":  fd.Message,
+		byURI[u] = append(byURI[u], protocol.Diagnostic{
+			Range:    rangeOf(text, startOff, endOff),
+			Severity: severities[fd.Severity],
+			Source:   protocol.NewOptional("agentls"),
+			Message:  protocol.String(fd.Message),
 		})
 	}
 	s.mu.Lock()
 	for u := range s.diagURIs {
 		if _, ok := byURI[u]; !ok {
-			byURI[u] = []map[string]any{}
+			byURI[u] = []protocol.Diagnostic{} // an empty list clears them
 		}
 	}
-	s.diagURIs = make(map[string]bool)
+	s.diagURIs = make(map[uri.URI]bool)
 	for u, d := range byURI {
 		if len(d) > 0 {
 			s.diagURIs[u] = true
 		}
 	}
 	s.mu.Unlock()
-	uris := make([]string, 0, len(byURI))
-	for u := range byURI {
-		uris = append(uris, u)
-	}
-	sort.Strings(uris)
-	for _, u := range uris {
-		raw, _ := json.Marshal(map[string]any{"uri": u, "diagnostics": byURI[u]})
-		if err := s.conn.Notify(context.WithoutCancel(ctx), "textDocument/publishDiagnostics", jsonrpc2.RawMessage(raw)); err != nil {
+	for _, u := range slices.Sorted(maps.Keys(byURI)) {
+		params := &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: byURI[u]}
+		if err := s.conn.Notify(context.WithoutCancel(ctx), "textDocument/publishDiagnostics", params); err != nil {
 			s.log.Warn("publishDiagnostics failed", slog.String("err", err.Error()))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // editor plays a VS Code-like editor for execute runs: it keeps buffers,
@@ -41,7 +42,7 @@ type applyAnswer struct {
 func newEditor(h *harness) *editor {
 	e := &editor{h: h, bufs: map[string]*buffer{}, saveDisk: true}
 	h.c.Handle("workspace/applyEdit", e.applyEdit)
-	h.c.Handle(lspserver.MethodSaveDocuments, e.saveDocuments)
+	h.c.Handle(command.MethodSaveDocuments, e.saveDocuments)
 	return e
 }
 

@@ -9,24 +9,31 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
-// editCounts is the "edits" member of a command result (E3).
+// editCounts counts a run's edit proposals, which tool calls may make
+// concurrently.
 type editCounts struct {
-	mu       sync.Mutex // guards the counts
-	Proposed int        `json:"proposed"`
-	Applied  int        `json:"applied"`
-	Rejected int        `json:"rejected"`
+	mu sync.Mutex // guards n
+	n  command.EditCounts
 }
 
 func (c *editCounts) add(proposed, applied, rejected int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.Proposed += proposed
-	c.Applied += applied
-	c.Rejected += rejected
+	c.n.Proposed += proposed
+	c.n.Applied += applied
+	c.n.Rejected += rejected
+}
+
+// wire returns the counts for the "edits" member of the result (E3).
+func (c *editCounts) wire() command.EditCounts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // proposer implements tools.EditProposer for one run: every change becomes
@@ -98,7 +105,7 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 	pre := ch.Preapproved
 	if !caps.annotations && !pre {
 		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
-		if p.ask(ctx, protocol.MessageTypeInfo, msg, ActionApprove, ActionDeny) != ActionApprove {
+		if p.ask(ctx, protocol.MessageTypeInfo, msg, command.ActionApprove, command.ActionDeny) != command.ActionApprove {
 			return refuse("the user declined the change to %s", ch.Path), nil
 		}
 	}
@@ -109,10 +116,7 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		version = &v
 	}
 	params := buildEdit(caps, u, ch, version, cur, hs, !pre)
-	var res struct {
-		Applied       bool   `json:"applied"`
-		FailureReason string `json:"failureReason"`
-	}
+	var res protocol.ApplyWorkspaceEditResult
 	if err := p.call(ctx, "workspace/applyEdit", params, &res); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -120,9 +124,9 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		return refuse("the editor did not apply the change (%v)", err), nil
 	}
 	if !res.Applied {
-		reason := res.FailureReason
-		if reason == "" {
-			reason = "the user rejected the change"
+		reason := "the user rejected the change"
+		if res.FailureReason != nil && *res.FailureReason != "" {
+			reason = *res.FailureReason
 		}
 		return refuse("%s", reason), nil
 	}

@@ -8,18 +8,12 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/sandbox"
 )
-
-// commandArgs is the one argument of plan, review and execute (E3).
-type commandArgs struct {
-	URI         string          `json:"uri"`
-	Range       *protocol.Range `json:"range,omitempty"`
-	Instruction string          `json:"instruction"`
-}
 
 func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage) (any, error) {
 	var p struct {
@@ -29,17 +23,17 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams("executeCommand: " + err.Error())
 	}
-	if p.Command == CommandCancel {
+	if p.Command == command.Cancel {
 		return s.cancelCommand(p.Arguments)
 	}
 	mode, ok := commandModes[p.Command]
 	if !ok {
-		return nil, invalidParams(fmt.Sprintf("unknown command %q; want one of %s", p.Command, strings.Join(Commands, ", ")))
+		return nil, invalidParams(fmt.Sprintf("unknown command %q; want one of %s", p.Command, strings.Join(command.All, ", ")))
 	}
 	if len(p.Arguments) != 1 {
 		return nil, invalidParams(fmt.Sprintf("%s takes one argument {uri, range?, instruction}, got %d", p.Command, len(p.Arguments)))
 	}
-	var a commandArgs
+	var a command.Args
 	dec := json.NewDecoder(bytes.NewReader(p.Arguments[0]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
@@ -89,9 +83,7 @@ func (s *Server) cancelCommand(args []json.RawMessage) (any, error) {
 		}
 		s.mu.Unlock()
 	case 1:
-		var a struct {
-			SessionID string `json:"sessionId"`
-		}
+		var a command.CancelArgs
 		if err := json.Unmarshal(args[0], &a); err != nil || a.SessionID == "" {
 			return nil, invalidParams(`agentls.cancel takes {"sessionId": "..."} or no argument`)
 		}
@@ -99,12 +91,23 @@ func (s *Server) cancelCommand(args []json.RawMessage) (any, error) {
 	default:
 		return nil, invalidParams("agentls.cancel takes at most one argument")
 	}
-	cancelled := []string{}
+	cancelled := []string{} // [] rather than null when none
 	for _, id := range ids {
 		if s.cancelRun(id) {
 			cancelled = append(cancelled, id)
 		}
 	}
-	raw, _ := json.Marshal(map[string]any{"cancelled": cancelled})
+	raw, _ := json.Marshal(command.CancelResult{Cancelled: cancelled})
 	return jsonrpc2.RawMessage(raw), nil
+}
+
+// wireSteps mirrors the run's steps in the result. The conversion needs
+// agent.Step and command.Step to have the same fields: a new field in
+// agent.Step fails to compile here until the wire decides about it.
+func wireSteps(steps []agent.Step) []command.Step {
+	var out []command.Step
+	for _, st := range steps {
+		out = append(out, command.Step(st))
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools"
 )
@@ -63,11 +64,11 @@ func TestServer_E6_AnnotatedApplyAll(t *testing.T) {
 	ed := newEditor(h)
 	ed.open("a.go", 7, nil)
 
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
+	res := h.mustRun(command.Execute, execArg(h))
 	if res.Status != "done" {
 		t.Fatalf("status %q: %s", res.Status, res.Summary)
 	}
-	if e := res.Edits; e == nil || e.Proposed != 1 || e.Applied != 1 || e.Rejected != 0 {
+	if e := res.Edits; e.Proposed != 1 || e.Applied != 1 || e.Rejected != 0 {
 		t.Errorf("edits = %+v, want 1 proposed, 1 applied", e)
 	}
 	reqs := h.c.Received("workspace/applyEdit")
@@ -111,7 +112,7 @@ func TestServer_E6_AnnotatedApplyAll(t *testing.T) {
 	if got := h.read("a.go"); got != twoFuncsEdited {
 		t.Errorf("disk after save:\n%s", got)
 	}
-	if n := len(h.c.Received(lspserver.MethodSaveDocuments)); n != 1 {
+	if n := len(h.c.Received(command.MethodSaveDocuments)); n != 1 {
 		t.Errorf("%d saveDocuments requests, want 1", n)
 	}
 	if n := len(h.c.Received("window/showMessageRequest")); n != 0 {
@@ -127,8 +128,8 @@ func TestServer_E6_AnnotatedApplyOneHunk(t *testing.T) {
 	ed.accept = func(i int) bool { return i == 0 }
 	ed.open("a.go", 1, nil)
 
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
-	if e := res.Edits; e == nil || e.Applied != 1 || e.Rejected != 0 {
+	res := h.mustRun(command.Execute, execArg(h))
+	if e := res.Edits; e.Applied != 1 || e.Rejected != 0 {
 		t.Errorf("edits = %+v, want 1 applied", e)
 	}
 	r := h.editResult("e1")
@@ -152,8 +153,8 @@ func TestServer_E6_AnnotatedRejected(t *testing.T) {
 	ed.answer = &applyAnswer{Applied: false, FailureReason: "user pressed Discard"}
 	ed.open("a.go", 1, nil)
 
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
-	if e := res.Edits; e == nil || e.Proposed != 1 || e.Applied != 0 || e.Rejected != 1 {
+	res := h.mustRun(command.Execute, execArg(h))
+	if e := res.Edits; e.Proposed != 1 || e.Applied != 0 || e.Rejected != 1 {
 		t.Errorf("edits = %+v, want 1 proposed, 1 rejected", e)
 	}
 	r := h.editResult("e1")
@@ -163,7 +164,7 @@ func TestServer_E6_AnnotatedRejected(t *testing.T) {
 	if got := h.read("a.go"); got != twoFuncs {
 		t.Errorf("disk changed:\n%s", got)
 	}
-	if n := len(h.c.Received(lspserver.MethodSaveDocuments)); n != 0 {
+	if n := len(h.c.Received(command.MethodSaveDocuments)); n != 0 {
 		t.Errorf("%d saveDocuments after a rejection", n)
 	}
 }
@@ -177,7 +178,7 @@ func showMessageAnswer(approve, save string) lsptest.Handler {
 		}
 		_ = json.Unmarshal(raw, &p)
 		for _, a := range p.Actions {
-			if a.Title == lspserver.ActionApprove {
+			if a.Title == command.ActionApprove {
 				if approve == "" {
 					return nil, nil
 				}
@@ -200,10 +201,10 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 		answer string
 		apply  bool
 	}{
-		{lspserver.ActionDeny, false},
+		{command.ActionDeny, false},
 		{"", false},               // a null answer is a deny
 		{"Approve please", false}, // a title that is not an action is a deny
-		{lspserver.ActionApprove, true},
+		{command.ActionApprove, true},
 	} {
 		t.Run("answer="+tc.answer, func(t *testing.T) {
 			h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(false, true, true)})
@@ -215,7 +216,7 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 				}
 				return map[string]string{"title": tc.answer}, nil
 			})
-			res := h.mustRun(lspserver.CommandExecute, execArg(h))
+			res := h.mustRun(command.Execute, execArg(h))
 			qs := h.c.Received("window/showMessageRequest")
 			if len(qs) == 0 {
 				t.Fatal("no showMessageRequest")
@@ -238,7 +239,7 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 				if r := h.editResult("e1"); r.Code != "approval_denied" {
 					t.Errorf("tool result %+v, want approval_denied", r)
 				}
-				if e := res.Edits; e == nil || e.Rejected != 1 || e.Applied != 0 {
+				if e := res.Edits; e.Rejected != 1 || e.Applied != 0 {
 					t.Errorf("edits %+v, want 1 rejected", e)
 				}
 				if got := h.read("a.go"); got != twoFuncs {
@@ -252,7 +253,7 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 			if strings.Contains(string(applies[0].Params), "annotationId") {
 				t.Errorf("annotations sent to a client without support: %s", applies[0].Params)
 			}
-			if e := res.Edits; e == nil || e.Applied != 1 {
+			if e := res.Edits; e.Applied != 1 {
 				t.Errorf("edits %+v, want 1 applied", e)
 			}
 		})
@@ -270,7 +271,7 @@ func TestServer_E7_ApprovalTimeoutDenies(t *testing.T) {
 	})
 	newEditor(h).open("a.go", 1, nil)
 	start := time.Now()
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
+	res := h.mustRun(command.Execute, execArg(h))
 	if d := time.Since(start); d < 300*time.Millisecond || d > 5*time.Second {
 		t.Errorf("the run took %v; want about the approval timeout", d)
 	}
@@ -336,7 +337,7 @@ func TestServer_E9_StaleBufferAtProposal(t *testing.T) {
 	})
 	ed = newEditor(h)
 	ed.open("a.go", 1, nil)
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
+	res := h.mustRun(command.Execute, execArg(h))
 	if n := len(h.c.Received("workspace/applyEdit")); n != 0 {
 		t.Errorf("%d applyEdit for a stale change", n)
 	}
@@ -344,7 +345,7 @@ func TestServer_E9_StaleBufferAtProposal(t *testing.T) {
 	if r.Applied || (r.Code != "stale_file" && !strings.Contains(r.Reason, "stale_file")) {
 		t.Errorf("tool result %+v, want a stale_file refusal", r)
 	}
-	if e := res.Edits; e == nil || e.Applied != 0 {
+	if e := res.Edits; e.Applied != 0 {
 		t.Errorf("edits %+v", e)
 	}
 	t.Run("code", func(t *testing.T) {
@@ -368,7 +369,7 @@ func TestServer_E9_StaleBufferSinceRead(t *testing.T) {
 			h.sync()
 		}
 	}
-	h.mustRun(lspserver.CommandExecute, execArg(h))
+	h.mustRun(command.Execute, execArg(h))
 	applies := len(h.c.Received("workspace/applyEdit"))
 	r := h.editResult("e1")
 	if applies != 0 || r.Applied {
@@ -392,11 +393,11 @@ func TestServer_E6_UserDirtyBufferNotSaved(t *testing.T) {
 	ed := newEditor(h)
 	dirty := "// unsaved work of the user\n" + twoFuncs
 	ed.open("a.go", 1, &dirty)
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
-	if e := res.Edits; e == nil || e.Applied != 1 {
+	res := h.mustRun(command.Execute, execArg(h))
+	if e := res.Edits; e.Applied != 1 {
 		t.Fatalf("edits %+v, want 1 applied", e)
 	}
-	if n := len(h.c.Received(lspserver.MethodSaveDocuments)); n != 0 {
+	if n := len(h.c.Received(command.MethodSaveDocuments)); n != 0 {
 		t.Errorf("%d saveDocuments for a buffer with the user's unsaved changes", n)
 	}
 	if got := h.read("a.go"); got != twoFuncs {
@@ -416,8 +417,8 @@ func TestServer_E6_UserDirtyBufferNotSaved(t *testing.T) {
 func TestServer_E6_ClosedFileSaved(t *testing.T) {
 	h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(true, true, true)})
 	newEditor(h)
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
-	if e := res.Edits; e == nil || e.Applied != 1 {
+	res := h.mustRun(command.Execute, execArg(h))
+	if e := res.Edits; e.Applied != 1 {
 		t.Fatalf("edits %+v", e)
 	}
 	if got := h.read("a.go"); got != twoFuncsEdited {
@@ -449,12 +450,12 @@ func TestServer_E6_AskToSaveAtEnd(t *testing.T) {
 			}
 			return map[string]string{"title": "I saved them"}, nil
 		})
-		res := h.mustRun(lspserver.CommandExecute, execArg(h))
+		res := h.mustRun(command.Execute, execArg(h))
 		qs := h.c.Received("window/showMessageRequest")
 		if len(qs) != 1 || !strings.Contains(string(qs[0].Params), "a.go") {
 			t.Fatalf("questions %v, want one asking to save a.go", qs)
 		}
-		if n := len(h.c.Received(lspserver.MethodSaveDocuments)); n != 0 {
+		if n := len(h.c.Received(command.MethodSaveDocuments)); n != 0 {
 			t.Errorf("saveDocuments sent to a client without the capability")
 		}
 		if strings.Contains(res.Summary, "not saved") {
@@ -472,7 +473,7 @@ func TestServer_E6_AskToSaveAtEnd(t *testing.T) {
 		})
 		newEditor(h).open("a.go", 1, nil)
 		start := time.Now()
-		res := h.mustRun(lspserver.CommandExecute, execArg(h))
+		res := h.mustRun(command.Execute, execArg(h))
 		if d := time.Since(start); d < 300*time.Millisecond || d > 5*time.Second {
 			t.Errorf("the run took %v; want about SaveTimeout", d)
 		}
@@ -500,7 +501,7 @@ func TestServer_E6_RefusedTrailingDeletion(t *testing.T) {
 	ed := newEditor(h)
 	ed.accept = func(i int) bool { return i == 0 }
 	ed.open("a.go", 1, nil)
-	res := h.mustRun(lspserver.CommandExecute, execArg(h))
+	res := h.mustRun(command.Execute, execArg(h))
 	want := strings.Replace(twoFuncs, "return 1 }", "return 10 }", 1)
 	if got, _ := ed.text("a.go"); got != want {
 		t.Fatalf("buffer:\n%s", got)

@@ -13,13 +13,14 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/llmtest"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/headless"
 	"github.com/agentls/agentls/tools"
 )
 
 // headlessRun runs the headless client on a workspace holding files with a
 // scripted model.
-func headlessRun(t *testing.T, script string, files map[string]string, o headless.Options) (*headless.Result, string, *llmtest.Server, error) {
+func headlessRun(t *testing.T, script string, files map[string]string, o headless.Options) (*command.Result, string, *llmtest.Server, error) {
 	t.Helper()
 	if o.Dir == "" {
 		dir, err := filepath.EvalSymlinks(t.TempDir())

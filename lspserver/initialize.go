@@ -11,6 +11,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // Version is reported in serverInfo; cmd sets it at link time.
@@ -43,11 +45,11 @@ func (s *Server) initialize(ctx context.Context, params jsonrpc2.RawMessage) (an
 				OpenClose: &t, Change: &sync, Save: protocol.Boolean(true),
 			},
 			CodeActionProvider: &protocol.CodeActionOptions{
-				CodeActionKinds: []protocol.CodeActionKind{codeActionKind},
+				CodeActionKinds: []protocol.CodeActionKind{command.CodeActionKind},
 			},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
 				WorkDoneProgressOptions: protocol.WorkDoneProgressOptions{WorkDoneProgress: &t},
-				Commands:                slices.Clone(Commands),
+				Commands:                slices.Clone(command.All),
 			},
 		},
 		ServerInfo: protocol.ServerInfo{Name: "agentls", Version: protocol.NewOptional(Version)},
@@ -105,12 +107,7 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 		caps.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
 	}
 	if len(c.Experimental) > 0 {
-		var exp struct {
-			Agentls struct {
-				SaveDocuments bool `json:"saveDocuments"`
-				EditText      bool `json:"editText"`
-			} `json:"agentls"`
-		}
+		var exp command.Experimental
 		if json.Unmarshal(c.Experimental, &exp) == nil {
 			caps.saveDocuments = exp.Agentls.SaveDocuments
 			caps.editText = exp.Agentls.EditText

@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent/llmtest"
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools"
 )
@@ -148,53 +149,17 @@ func (h *harness) changeAll(rel string, version int, text string) {
 	}
 }
 
-// result is the E3 command result.
-type result struct {
-	SessionID string `json:"sessionId"`
-	Status    string `json:"status"`
-	Summary   string `json:"summary"`
-	Steps     []struct {
-		Turn int    `json:"turn"`
-		Tool string `json:"tool"`
-		OK   bool   `json:"ok"`
-		Code string `json:"code"`
-	} `json:"steps"`
-	Findings []finding `json:"findings"`
-	Edits    *struct {
-		Proposed int `json:"proposed"`
-		Applied  int `json:"applied"`
-		Rejected int `json:"rejected"`
-	} `json:"edits"`
-}
-
-type finding struct {
-	Path     string `json:"path"`
-	Line     int    `json:"line"`
-	EndLine  int    `json:"endLine,omitempty"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-}
-
 // run executes a command with one argument and decodes its result.
-func (h *harness) run(command string, arg map[string]any) (*result, error) {
+func (h *harness) run(name string, arg map[string]any) (*command.Result, error) {
 	h.t.Helper()
-	var raw json.RawMessage
-	err := h.c.Call(h.ctx(), "workspace/executeCommand", map[string]any{"command": command, "arguments": []any{arg}}, &raw)
-	if err != nil {
-		return nil, err
-	}
-	var r result
-	if err := json.Unmarshal(raw, &r); err != nil {
-		h.t.Fatalf("result %s: %v", raw, err)
-	}
-	return &r, nil
+	return h.c.ExecuteCommand(h.ctx(), name, arg)
 }
 
-func (h *harness) mustRun(command string, arg map[string]any) *result {
+func (h *harness) mustRun(name string, arg map[string]any) *command.Result {
 	h.t.Helper()
-	r, err := h.run(command, arg)
+	r, err := h.run(name, arg)
 	if err != nil {
-		h.t.Fatalf("%s: %v", command, err)
+		h.t.Fatalf("%s: %v", name, err)
 	}
 	return r
 }

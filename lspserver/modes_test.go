@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -42,15 +43,15 @@ func TestServer_E4_B7_ModeDecidesTools(t *testing.T) {
 		command string
 		want    []string
 	}{
-		{lspserver.CommandPlan, reads},
-		{lspserver.CommandReview, append(slices.Clone(reads), "report_finding")},
-		{lspserver.CommandExecute, append(slices.Clone(reads), "edit_file", "write_file", "run_command",
+		{command.Plan, reads},
+		{command.Review, append(slices.Clone(reads), "report_finding")},
+		{command.Execute, append(slices.Clone(reads), "edit_file", "write_file", "run_command",
 			"human_confirm", "sql_query", "calculator", "http_fetch", "agent")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.command, func(t *testing.T) {
 			script := `{"content":"Nothing to do."}`
-			readOnly := tc.command != lspserver.CommandExecute
+			readOnly := tc.command != command.Execute
 			if readOnly {
 				script = strings.Join([]string{`{"tool_calls":[` +
 					`{"id":"w1","name":"write_file","arguments":{"path":"new.go","content":"package a\n"}},` +
@@ -107,7 +108,7 @@ func TestServer_B7_SubAgentGetsPlanTools(t *testing.T) {
 	}, "\n")
 	h := start(t, setup{script: script, files: map[string]string{"a.go": "package a\n"},
 		caps: fullCaps(true), opts: permissivePolicy(t)})
-	res := h.mustRun(lspserver.CommandExecute, map[string]any{"uri": h.uri("a.go"), "instruction": "go"})
+	res := h.mustRun(command.Execute, map[string]any{"uri": h.uri("a.go"), "instruction": "go"})
 	if res.Status != "done" {
 		t.Fatalf("status %q: %s", res.Status, res.Summary)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 func pos(line, char int) map[string]int { return map[string]int{"line": line, "character": char} }
@@ -61,7 +61,7 @@ func TestServer_E9_OverlayUTF16(t *testing.T) {
 	// A change to a document that is not open is ignored too.
 	h.changeRanges("other.txt", 9, edit(rng(0, 0, 0, 0), "x"))
 
-	res := h.mustRun(lspserver.CommandPlan, map[string]any{"uri": h.uri("u.txt"), "instruction": "read it"})
+	res := h.mustRun(command.Plan, map[string]any{"uri": h.uri("u.txt"), "instruction": "read it"})
 	if res.Status != "done" {
 		t.Fatalf("status %q: %s", res.Status, res.Summary)
 	}
@@ -91,7 +91,7 @@ func TestServer_E9_CloseFallsBackToDisk(t *testing.T) {
 	if err := h.c.Notify(h.ctx(), "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": h.uri("a.txt")}}); err != nil {
 		t.Fatal(err)
 	}
-	h.mustRun(lspserver.CommandPlan, map[string]any{"uri": h.uri("a.txt"), "instruction": "read"})
+	h.mustRun(command.Plan, map[string]any{"uri": h.uri("a.txt"), "instruction": "read"})
 	if got := readBack(h.toolResult("r1")); !slices.Equal(got, []string{"disk"}) {
 		t.Errorf("read %q after didClose, want the disk", got)
 	}
@@ -131,7 +131,7 @@ func TestServer_E9_WireOrder(t *testing.T) {
 			col++
 		}
 	}
-	h.mustRun(lspserver.CommandPlan, map[string]any{"uri": h.uri("w.txt"), "instruction": "read"})
+	h.mustRun(command.Plan, map[string]any{"uri": h.uri("w.txt"), "instruction": "read"})
 	got := strings.Join(readBack(h.toolResult("r1")), "\n")
 	wantText := strings.TrimSuffix(want.String(), "\n")
 	if got != wantText {

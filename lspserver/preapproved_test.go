@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -32,7 +33,7 @@ func TestServer_E6_T5_PreapprovedChangeIsNotAsked(t *testing.T) {
 		h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(annotations, true, true),
 			opts: func(o *lspserver.Options) { o.LoadPolicy = allowEdits }})
 		newEditor(h).open("a.go", 1, nil)
-		res := h.mustRun(lspserver.CommandExecute, execArg(h))
+		res := h.mustRun(command.Execute, execArg(h))
 		if n := len(h.c.Received("window/showMessageRequest")); n != 0 {
 			t.Errorf("annotations=%v: %d questions about a preapproved change", annotations, n)
 		}
@@ -52,7 +53,7 @@ func TestServer_E6_T5_PreapprovedChangeIsNotAsked(t *testing.T) {
 				t.Errorf("annotation %s needs confirmation for a preapproved change", id)
 			}
 		}
-		if e := res.Edits; e == nil || e.Applied != 1 {
+		if e := res.Edits; e.Applied != 1 {
 			t.Errorf("annotations=%v: edits %+v, want 1 applied", annotations, e)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -11,9 +12,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/command"
 )
-
-const tokenPrefix = "agentls-"
 
 // progressCreateTimeout bounds window/workDoneProgress/create, which
 // clients answer without asking anyone; the run goes on without progress
@@ -31,26 +31,33 @@ type progress struct {
 }
 
 func (s *Server) beginProgress(ctx context.Context, sessionID, title string) *progress {
-	p := &progress{s: s, ctx: ctx, token: tokenPrefix + sessionID}
+	p := &progress{s: s, ctx: ctx, token: command.ProgressTokenPrefix + sessionID}
 	s.mu.Lock()
 	enabled := s.caps.workDoneProgress
 	s.mu.Unlock()
 	if enabled {
 		cctx, cancel := context.WithTimeout(ctx, progressCreateTimeout)
-		err := s.clientCall(cctx, "window/workDoneProgress/create", map[string]any{"token": p.token}, nil)
+		err := s.clientCall(cctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: protocol.String(p.token)}, nil)
 		cancel()
 		p.enabled = err == nil
 	}
-	p.send(map[string]any{"kind": "begin", "title": title, "cancellable": true, "message": "starting"})
+	t := true
+	p.send(&protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: &t, Message: ptr("starting")})
 	return p
 }
 
-func (p *progress) send(value map[string]any) {
+// send reports value, a WorkDoneProgressBegin, Report or End.
+func (p *progress) send(value any) {
 	if !p.enabled {
 		return
 	}
-	raw, _ := json.Marshal(map[string]any{"token": p.token, "value": value})
-	_ = p.s.conn.Notify(context.WithoutCancel(p.ctx), "$/progress", jsonrpc2.RawMessage(raw))
+	raw, err := protocol.Marshal(value)
+	if err != nil {
+		p.s.log.Warn("Progress not sent", slog.String("err", err.Error()))
+		return
+	}
+	params := &protocol.ProgressParams{Token: protocol.String(p.token), Value: raw}
+	_ = p.s.conn.Notify(context.WithoutCancel(p.ctx), "$/progress", params)
 }
 
 // Report implements agent.Reporter: tool calls become progress reports;
@@ -65,7 +72,7 @@ func (p *progress) Report(e agent.Event) {
 		return
 	case agent.EventToolCall:
 		if e.Depth == 0 {
-			p.send(map[string]any{"kind": "report", "message": fmt.Sprintf("turn %d: %s", e.Turn, e.Tool)})
+			p.send(&protocol.WorkDoneProgressReport{Kind: "report", Message: ptr(fmt.Sprintf("turn %d: %s", e.Turn, e.Tool))})
 		}
 		return
 	case agent.EventToolResult:
@@ -93,7 +100,7 @@ func prefix(e agent.Event) string {
 }
 
 func (p *progress) end(msg string) {
-	p.send(map[string]any{"kind": "end", "message": msg})
+	p.send(&protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 }
 
 // progressCancel handles window/workDoneProgress/cancel for a run's token.
@@ -105,9 +112,9 @@ func (s *Server) progressCancel(params jsonrpc2.RawMessage) error {
 		return err
 	}
 	var tok string
-	if json.Unmarshal(p.Token, &tok) != nil || !strings.HasPrefix(tok, tokenPrefix) {
+	if json.Unmarshal(p.Token, &tok) != nil || !strings.HasPrefix(tok, command.ProgressTokenPrefix) {
 		return nil // not ours
 	}
-	s.cancelRun(strings.TrimPrefix(tok, tokenPrefix))
+	s.cancelRun(strings.TrimPrefix(tok, command.ProgressTokenPrefix))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // runState is one running agent session.
@@ -16,30 +17,10 @@ type runState struct {
 	cancel context.CancelFunc
 }
 
-// commandResult is the result of plan, review and execute (E3).
-type commandResult struct {
-	SessionID string        `json:"sessionId"`
-	Status    string        `json:"status"`
-	Summary   string        `json:"summary"`
-	Steps     []agent.Step  `json:"steps,omitempty"`
-	Findings  []findingJSON `json:"findings,omitempty"`
-	Edits     *editCounts   `json:"edits"`
-	// Incomplete: the model's final answer was cut off (A4).
-	Incomplete bool `json:"incomplete,omitempty"`
-}
-
-type findingJSON struct {
-	Path     string `json:"path"`
-	Line     int    `json:"line"`
-	EndLine  int    `json:"endLine,omitempty"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-}
-
 // runAgent runs one plan, review or execute command: the run is resolved
 // once, equipped with its gateway, handed to the agent loop, and its
 // outcome becomes the command result.
-func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *commandArgs) (*commandResult, error) {
+func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args) (*command.Result, error) {
 	r, err := s.prepareRun(ctx, mode, a)
 	if err != nil {
 		return nil, err

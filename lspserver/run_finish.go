@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -16,16 +17,16 @@ import (
 // findings publishes them as diagnostics, and a run that proposed edits
 // gets them onto the disk (or says which are not yet). ctx is the
 // request's context, rctx the run's.
-func (s *Server) finishRun(ctx, rctx context.Context, r *run, out *agent.Outcome) *commandResult {
-	res := &commandResult{SessionID: r.id, Status: string(out.Status), Summary: out.Summary, Steps: out.Steps,
-		Edits: r.counts, Incomplete: out.Incomplete}
+func (s *Server) finishRun(ctx, rctx context.Context, r *run, out *agent.Outcome) *command.Result {
+	res := &command.Result{SessionID: r.id, Status: command.Status(out.Status), Summary: out.Summary,
+		Steps: wireSteps(out.Steps), Incomplete: out.Incomplete}
 	if r.mode.Findings() {
 		if out.Status == agent.StatusDone {
 			s.fallbackFindings(rctx, r.sink, out.Summary, r.log)
 		}
 		r.sink.publish(ctx)
 		for _, f := range r.sink.all() {
-			res.Findings = append(res.Findings, findingJSON(f))
+			res.Findings = append(res.Findings, command.Finding(f))
 		}
 	}
 	if !r.mode.ReadOnly() && ctx.Err() == nil {
@@ -33,6 +34,7 @@ func (s *Server) finishRun(ctx, rctx context.Context, r *run, out *agent.Outcome
 			res.Summary = strings.TrimSpace(res.Summary + fmt.Sprintf("\n(not saved to disk yet: %s)", strings.Join(left, ", ")))
 		}
 	}
+	res.Edits = r.counts.wire()
 	return res
 }
 

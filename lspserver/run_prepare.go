@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
@@ -33,7 +34,7 @@ type run struct {
 
 // prepareRun resolves a command into a run: its target, workspace, task,
 // policy and model. Each failure is the command's wire error.
-func (s *Server) prepareRun(ctx context.Context, mode agent.Mode, a *commandArgs) (*run, error) {
+func (s *Server) prepareRun(ctx context.Context, mode agent.Mode, a *command.Args) (*run, error) {
 	rel, err := s.resolveTarget(a.URI)
 	if err != nil {
 		return nil, err
@@ -108,7 +109,7 @@ func (s *Server) runModel() (agent.Model, error) {
 const maxSelection = 20000
 
 // task builds the first user message: instruction, file and selection.
-func (s *Server) task(ctx context.Context, ws *workspace, rel string, a *commandArgs) (prompts.TaskData, error) {
+func (s *Server) task(ctx context.Context, ws *workspace, rel string, a *command.Args) (prompts.TaskData, error) {
 	// The agent cuts input over 100,000 characters and inlines @path
 	// references (A12).
 	t := prompts.TaskData{Instruction: a.Instruction}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/sandbox/exec"
@@ -103,7 +104,7 @@ type Server struct {
 	caps     clientCaps
 	inflight map[jsonrpc2.ID]*pendingCall
 	runs     map[string]*runState
-	diagURIs map[string]bool // URIs holding agentls diagnostics
+	diagURIs map[uri.URI]bool // URIs holding agentls diagnostics
 }
 
 type lifecycle int
@@ -132,7 +133,7 @@ func newServer(opts *Options) *Server {
 		exited:   make(chan struct{}),
 		inflight: make(map[jsonrpc2.ID]*pendingCall),
 		runs:     make(map[string]*runState),
-		diagURIs: make(map[string]bool),
+		diagURIs: make(map[uri.URI]bool),
 	}
 	if opts != nil {
 		s.opts = *opts

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -125,17 +126,15 @@ func (p *proposer) save(ctx context.Context, u uri.URI, rel, want string) bool {
 }
 
 func (p *proposer) saveDocs(ctx context.Context, uris ...uri.URI) bool {
-	list := make([]string, len(uris))
+	params := &command.SaveDocumentsParams{URIs: make([]string, len(uris))}
 	for i, u := range uris {
-		list[i] = u.String()
+		params.URIs[i] = u.String()
 	}
-	var res struct {
-		Saved []string `json:"saved"`
-	}
-	if err := p.call(ctx, MethodSaveDocuments, map[string]any{"uris": list}, &res); err != nil {
+	var res command.SaveDocumentsResult
+	if err := p.call(ctx, command.MethodSaveDocuments, params, &res); err != nil {
 		return false
 	}
-	return len(res.Saved) == len(list)
+	return len(res.Saved) == len(params.URIs)
 }
 
 func (p *proposer) markDirty(u uri.URI, rel string) {
@@ -165,7 +164,7 @@ func (p *proposer) flush(ctx context.Context) []string {
 		waits[rel] = p.s.docs.waitSaved(u)
 	}
 	msg := fmt.Sprintf("agentls changed %v in the editor. Save them so commands and tests see the changes.", names)
-	if p.ask(ctx, protocol.MessageTypeInfo, msg, "I saved them", "Not now") == "" {
+	if p.ask(ctx, protocol.MessageTypeInfo, msg, command.ActionSaved, command.ActionNotNow) == "" {
 		return names
 	}
 	var left []string

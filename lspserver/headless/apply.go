@@ -1,7 +1,6 @@
 package headless
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,49 +12,34 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
-
-type docEdit struct {
-	Kind         string `json:"kind"` // "create" for a resource operation
-	URI          string `json:"uri"`
-	TextDocument struct {
-		URI string `json:"uri"`
-	} `json:"textDocument"`
-	Edits []struct {
-		Range        protocol.Range `json:"range"`
-		NewText      string         `json:"newText"`
-		AnnotationID string         `json:"annotationId"`
-	} `json:"edits"`
-}
-
-type annotation struct {
-	Label             string `json:"label"`
-	NeedsConfirmation bool   `json:"needsConfirmation"`
-}
 
 // applyEdit shows the proposal, asks for each annotated hunk, and writes
 // the approved hunks to disk atomically. Refused hunks are never written.
 func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
-	var p struct {
-		Edit struct {
-			DocumentChanges   []docEdit             `json:"documentChanges"`
-			ChangeAnnotations map[string]annotation `json:"changeAnnotations"`
-		} `json:"edit"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	var p protocol.ApplyWorkspaceEditParams
+	if err := protocol.Unmarshal(params, &p); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
-	created := map[string]bool{}
+	created := map[uri.URI]bool{}
 	applied := false
-	for _, dc := range p.Edit.DocumentChanges {
-		if dc.Kind == "create" {
-			created[dc.URI] = true
+	for _, change := range p.Edit.DocumentChanges {
+		var dc *protocol.TextDocumentEdit
+		switch ch := change.(type) {
+		case *protocol.CreateFile:
+			created[ch.URI] = true
 			continue
+		case *protocol.RenameFile:
+			return fail("unsupported resource operation " + ch.Kind), nil
+		case *protocol.DeleteFile:
+			return fail("unsupported resource operation " + ch.Kind), nil
+		case *protocol.TextDocumentEdit:
+			dc = ch
+		default:
+			return fail(fmt.Sprintf("unsupported document change %T", change)), nil
 		}
-		if dc.Kind != "" {
-			return fail("unsupported resource operation " + dc.Kind), nil
-		}
-		path, rel, err := c.pathOf(dc.TextDocument.URI)
+		path, rel, err := c.pathOf(string(dc.TextDocument.URI))
 		if err != nil {
 			return fail(err.Error()), nil
 		}
@@ -65,23 +49,32 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 		} else if !created[dc.TextDocument.URI] {
 			return fail(rel + " does not exist"), nil
 		}
-		var all, keep []protocol.TextEdit
-		for _, e := range dc.Edits {
-			all = append(all, protocol.TextEdit{Range: e.Range, NewText: e.NewText})
+		all := make([]protocol.TextEdit, len(dc.Edits))
+		ids := make([]protocol.ChangeAnnotationIdentifier, len(dc.Edits))
+		for i, e := range dc.Edits {
+			switch e := e.(type) {
+			case *protocol.TextEdit:
+				all[i] = *e
+			case *protocol.AnnotatedTextEdit:
+				all[i], ids[i] = e.TextEdit, e.AnnotationID
+			default:
+				return fail(fmt.Sprintf("unsupported edit %T in %s", e, rel)), nil
+			}
 		}
 		proposed, err := lspserver.ApplyEdits(old, all)
 		if err != nil {
 			return fail(err.Error()), nil
 		}
 		c.out.diff(rel, udiff.Unified("a/"+rel, "b/"+rel, old, proposed))
-		for i, e := range dc.Edits {
-			label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(dc.Edits), rel)
-			a, annotated := p.Edit.ChangeAnnotations[e.AnnotationID]
+		var keep []protocol.TextEdit
+		for i := range all {
+			label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(all), rel)
+			a, annotated := p.Edit.ChangeAnnotations[ids[i]]
 			if annotated {
 				label = a.Label
 			}
-			if annotated && !a.NeedsConfirmation {
-				c.out.approval("Apply "+label+"?", lspserver.ActionApprove, "allowed by policy")
+			if annotated && (a.NeedsConfirmation == nil || !*a.NeedsConfirmation) {
+				c.out.approval("Apply "+label+"?", command.ActionApprove, "allowed by policy")
 				keep = append(keep, all[i])
 				continue
 			}
@@ -104,11 +97,11 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 	if !applied {
 		return fail("rejected by the user"), nil
 	}
-	return map[string]any{"applied": true}, nil
+	return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 }
 
-func fail(reason string) map[string]any {
-	return map[string]any{"applied": false, "failureReason": reason}
+func fail(reason string) *protocol.ApplyWorkspaceEditResult {
+	return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}
 }
 
 // pathOf maps a file URI to a path inside the workspace; the client checks

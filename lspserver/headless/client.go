@@ -14,10 +14,12 @@ import (
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // Approve says how the client answers questions.
@@ -45,35 +47,10 @@ type Options struct {
 	Server      *lspserver.Options
 }
 
-// Result is the command result the server returned.
-type Result struct {
-	SessionID string `json:"sessionId"`
-	Status    string `json:"status"`
-	Summary   string `json:"summary"`
-	Steps     []struct {
-		Turn int    `json:"turn"`
-		Tool string `json:"tool"`
-		OK   bool   `json:"ok"`
-		Code string `json:"code,omitempty"`
-	} `json:"steps,omitempty"`
-	Findings []struct {
-		Path     string `json:"path"`
-		Line     int    `json:"line"`
-		EndLine  int    `json:"endLine,omitempty"`
-		Severity string `json:"severity"`
-		Message  string `json:"message"`
-	} `json:"findings,omitempty"`
-	Edits struct {
-		Proposed int `json:"proposed"`
-		Applied  int `json:"applied"`
-		Rejected int `json:"rejected"`
-	} `json:"edits"`
-}
-
 // Run starts the server in-process, runs one command and returns its
 // result. The error is non-nil when the command failed on the wire (the
 // server's RequestFailed, bad arguments) or the connection broke.
-func Run(ctx context.Context, o *Options) (*Result, error) {
+func Run(ctx context.Context, o *Options) (*command.Result, error) {
 	c, err := newClient(o)
 	if err != nil {
 		return nil, err
@@ -91,7 +68,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if _, err := conn.Call(ctx, "initialize", c.initParams(), nil); err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+	if err := conn.Notify(ctx, "initialized", &protocol.InitializedParams{}); err != nil {
 		return nil, err
 	}
 	res, err := c.execute(ctx)
@@ -141,52 +118,60 @@ func newClient(o *Options) (*client, error) {
 	return &client{o: o, root: root, out: &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr}, in: bufio.NewReader(o.Stdin)}, nil
 }
 
-func (c *client) initParams() map[string]any {
-	t := true
-	return map[string]any{
-		"processId": os.Getpid(),
-		"rootUri":   uri.File(c.root).String(),
-		"capabilities": map[string]any{
-			"workspace": map[string]any{
-				"applyEdit": t,
-				"workspaceEdit": map[string]any{
-					"documentChanges": t, "resourceOperations": []string{"create"},
-					"changeAnnotationSupport": map[string]any{"groupsOnLabel": false},
+func (c *client) initParams() *protocol.InitializeParams {
+	t, f := true, false
+	pid := int32(os.Getpid())
+	root := uri.File(c.root)
+	// Editing a proposed text (human_confirm "modify") needs a person.
+	exp, _ := json.Marshal(command.Experimental{Agentls: command.ClientCapabilities{
+		SaveDocuments: true, EditText: c.o.Approve == ApproveAsk,
+	}})
+	return &protocol.InitializeParams{
+		ProcessID: &pid,
+		RootURI:   &root,
+		Capabilities: protocol.ClientCapabilities{
+			Workspace: &protocol.WorkspaceClientCapabilities{
+				ApplyEdit: &t,
+				WorkspaceEdit: &protocol.WorkspaceEditClientCapabilities{
+					DocumentChanges:         &t,
+					ResourceOperations:      []protocol.ResourceOperationKind{protocol.ResourceOperationKindCreate},
+					ChangeAnnotationSupport: &protocol.ChangeAnnotationsSupportOptions{GroupsOnLabel: &f},
 				},
 			},
-			"window": map[string]any{"workDoneProgress": t},
-			"experimental": map[string]any{"agentls": map[string]any{
-				"saveDocuments": t,
-				// Editing a proposed text (human_confirm "modify") needs a person.
-				"editText": c.o.Approve == ApproveAsk,
-			}},
+			Window:       &protocol.WindowClientCapabilities{WorkDoneProgress: &t},
+			Experimental: exp,
 		},
-		"clientInfo": map[string]any{"name": "agentls-headless"},
+		ClientInfo: protocol.ClientInfo{Name: "agentls-headless"},
 	}
 }
 
-func (c *client) execute(ctx context.Context) (*Result, error) {
+func (c *client) execute(ctx context.Context) (*command.Result, error) {
 	target := c.root
 	if c.o.File != "" {
 		target = filepath.Join(c.root, c.o.File)
 	}
-	arg := map[string]any{"uri": uri.File(target).String(), "instruction": c.o.Instruction}
+	arg := command.Args{Target: command.Target{URI: uri.File(target).String()}, Instruction: c.o.Instruction}
 	if c.o.Range != "" {
 		r, err := parseRange(c.o.Range)
 		if err != nil {
 			return nil, err
 		}
-		arg["range"] = r
+		arg.Range = r
 	}
 	cmd := lspserver.CommandFor(c.o.Mode)
 	if cmd == "" {
 		return nil, fmt.Errorf("unknown mode %s", c.o.Mode)
 	}
-	var raw json.RawMessage
-	if _, err := c.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": cmd, "arguments": []any{arg}}, &raw); err != nil {
+	rawArg, err := json.Marshal(arg)
+	if err != nil {
 		return nil, err
 	}
-	var res Result
+	params := &protocol.ExecuteCommandParams{Command: cmd, Arguments: []protocol.LSPAny{rawArg}}
+	var raw json.RawMessage
+	if _, err := c.conn.Call(ctx, "workspace/executeCommand", params, &raw); err != nil {
+		return nil, err
+	}
+	var res command.Result
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("server result: %v", err)
 	}
@@ -195,13 +180,15 @@ func (c *client) execute(ctx context.Context) (*Result, error) {
 
 // parseRange turns "L1:C1-L2:C2" (1-based, as editors show them) into an
 // LSP range.
-func parseRange(s string) (map[string]any, error) {
+func parseRange(s string) (*protocol.Range, error) {
 	var l1, c1, l2, c2 int
 	if n, err := fmt.Sscanf(s, "%d:%d-%d:%d", &l1, &c1, &l2, &c2); err != nil || n != 4 || l1 < 1 || c1 < 1 || l2 < l1 || c2 < 1 {
 		return nil, fmt.Errorf("--range %q: want L1:C1-L2:C2 with 1-based lines and columns", s)
 	}
-	pos := func(l, c int) map[string]int { return map[string]int{"line": l - 1, "character": c - 1} }
-	return map[string]any{"start": pos(l1, c1), "end": pos(l2, c2)}, nil
+	pos := func(l, c int) protocol.Position {
+		return protocol.Position{Line: uint32(l - 1), Character: uint32(c - 1)}
+	}
+	return &protocol.Range{Start: pos(l1, c1), End: pos(l2, c2)}, nil
 }
 
 // Exec runs one command, prints its result and returns the process exit
@@ -211,14 +198,14 @@ func Exec(ctx context.Context, o *Options) int {
 	p := &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr}
 	if err != nil {
 		if p.json {
-			p.event(map[string]any{"type": "error", "message": err.Error(), "data": wireData(err)})
+			p.event(errorEvent{Data: wireData(err), Message: err.Error(), Type: "error"})
 		} else {
 			fmt.Fprintf(o.Stderr, "agentls: %v\n", err)
 		}
 		return 1
 	}
 	p.result(res)
-	if res.Status != "done" {
+	if res.Status != command.StatusDone {
 		return 1
 	}
 	return 0

@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // handle answers the server's requests and prints its notifications.
@@ -24,16 +25,14 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return c.applyEdit(params)
 	case "window/showMessageRequest":
 		return c.showMessageRequest(params)
-	case lspserver.MethodSaveDocuments:
+	case command.MethodSaveDocuments:
 		// The disk is this client's buffer: everything applied is saved.
-		var p struct {
-			URIs []string `json:"uris"`
-		}
+		var p command.SaveDocumentsParams
 		_ = json.Unmarshal(params, &p)
-		return map[string]any{"saved": p.URIs}, nil
+		return &command.SaveDocumentsResult{Saved: p.URIs}, nil
 	case "window/workDoneProgress/create":
 		return nil, nil
-	case lspserver.MethodEditText:
+	case command.MethodEditText:
 		return c.editText(params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "headless client: "+req.Method())
@@ -42,37 +41,36 @@ func (c *client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 func (c *client) notification(method string, params jsonrpc2.RawMessage) {
 	switch method {
 	case "$/progress":
-		var p struct {
-			Value struct {
-				Kind, Title, Message string
-			} `json:"value"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			c.out.progress(p.Value.Kind, p.Value.Title, p.Value.Message)
+		var p protocol.ProgressParams
+		var v progressValue
+		if protocol.Unmarshal(params, &p) == nil && json.Unmarshal(p.Value, &v) == nil {
+			c.out.progress(v.Kind, v.Title, v.Message)
 		}
 	case "window/logMessage", "window/showMessage":
-		var p struct {
-			Type    int    `json:"type"`
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			c.out.log(p.Type, p.Message)
+		// LogMessageParams and ShowMessageParams have the same shape.
+		var p protocol.LogMessageParams
+		if protocol.Unmarshal(params, &p) == nil {
+			c.out.log(int(p.Type), p.Message)
 		}
 	case "textDocument/publishDiagnostics":
 		c.out.diagnostics(c.root, params)
 	}
 }
 
+// progressValue is the part of a $/progress value the client prints: the
+// value is any JSON to go.lsp.dev/protocol (LSPAny), and the fields of
+// WorkDoneProgressBegin, Report and End it needs are these three.
+type progressValue struct {
+	Kind    string `json:"kind"`
+	Title   string `json:"title"`
+	Message string `json:"message"`
+}
+
 // showMessageRequest answers a question: on the terminal, or by the
 // --approve mode. Anything but a clear yes is no.
 func (c *client) showMessageRequest(params jsonrpc2.RawMessage) (any, error) {
-	var p struct {
-		Message string `json:"message"`
-		Actions []struct {
-			Title string `json:"title"`
-		} `json:"actions"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	var p protocol.ShowMessageRequestParams
+	if err := protocol.Unmarshal(params, &p); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
 	var titles []string
@@ -83,7 +81,7 @@ func (c *client) showMessageRequest(params jsonrpc2.RawMessage) (any, error) {
 	if pick == "" {
 		return nil, nil
 	}
-	return map[string]string{"title": pick}, nil
+	return &protocol.MessageActionItem{Title: pick}, nil
 }
 
 // decide returns the chosen action title, or "" for no answer.
@@ -92,7 +90,7 @@ func (c *client) decide(question string, actions []string) string {
 	defer c.mu.Unlock()
 	approve := ""
 	for _, a := range actions {
-		if a == lspserver.ActionApprove || strings.HasPrefix(a, "I saved") {
+		if a == command.ActionApprove || strings.HasPrefix(a, "I saved") {
 			approve = a
 		}
 	}
@@ -121,16 +119,13 @@ func (c *client) decide(question string, actions []string) string {
 
 // confirm asks a yes/no question about a hunk.
 func (c *client) confirm(question string) bool {
-	return c.decide(question, []string{lspserver.ActionApprove, lspserver.ActionDeny}) == lspserver.ActionApprove
+	return c.decide(question, []string{command.ActionApprove, command.ActionDeny}) == command.ActionApprove
 }
 
 // editText lets the person at the terminal replace a proposed text
 // (human_confirm "modify"); an empty line keeps it, EOF cancels.
 func (c *client) editText(params jsonrpc2.RawMessage) (any, error) {
-	var p struct {
-		Prompt string `json:"prompt"`
-		Text   string `json:"text"`
-	}
+	var p command.EditTextParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
@@ -139,11 +134,11 @@ func (c *client) editText(params jsonrpc2.RawMessage) (any, error) {
 	fmt.Fprintf(c.o.Stderr, "\n%s\ncurrent: %s\nnew text (empty keeps it): ", p.Prompt, p.Text)
 	line, err := c.in.ReadString('\n')
 	if err != nil && line == "" {
-		return map[string]any{"text": nil}, nil
+		return &command.EditTextResult{Text: nil}, nil
 	}
 	if line = strings.TrimRight(line, "\r\n"); line == "" {
 		line = p.Text
 	}
 	c.out.approval(p.Prompt, line, "edited on the terminal")
-	return map[string]any{"text": line}, nil
+	return &command.EditTextResult{Text: &line}, nil
 }

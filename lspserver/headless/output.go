@@ -7,7 +7,10 @@ import (
 	"strings"
 	"sync"
 
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // printer writes what happens: readable text (progress and logs on stderr,
@@ -20,7 +23,46 @@ type printer struct {
 	mu   sync.Mutex // keeps lines whole
 }
 
-func (p *printer) event(v map[string]any) {
+// The --json events. Their fields are in alphabetical order, the order the
+// events had when they were maps: scripts may compare lines.
+type (
+	progressEvent struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+		Title   string `json:"title"`
+		Type    string `json:"type"`
+	}
+	logEvent struct {
+		Level   string `json:"level"`
+		Message string `json:"message"`
+		Type    string `json:"type"`
+	}
+	diffEvent struct {
+		Diff string `json:"diff"`
+		Path string `json:"path"`
+		Type string `json:"type"`
+	}
+	approvalEvent struct {
+		Answer   string `json:"answer"`
+		How      string `json:"how"`
+		Question string `json:"question"`
+		Type     string `json:"type"`
+	}
+	// diagnosticsEvent carries the server's publishDiagnostics params as
+	// they came.
+	diagnosticsEvent struct {
+		Params json.RawMessage `json:"params"`
+		Type   string          `json:"type"`
+	}
+	// errorEvent is a failed command: the wire error's message and data.
+	errorEvent struct {
+		Data    json.RawMessage `json:"data"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+	}
+)
+
+func (p *printer) event(v any) {
 	b, _ := json.Marshal(v)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -35,7 +77,7 @@ func (p *printer) text(w io.Writer, format string, args ...any) {
 
 func (p *printer) progress(kind, title, msg string) {
 	if p.json {
-		p.event(map[string]any{"type": "progress", "kind": kind, "title": title, "message": msg})
+		p.event(progressEvent{Kind: kind, Message: msg, Title: title, Type: "progress"})
 		return
 	}
 	if title != "" {
@@ -44,11 +86,13 @@ func (p *printer) progress(kind, title, msg string) {
 	p.text(p.errw, "… %s\n", msg)
 }
 
+// levels names message types (and diagnostic severities, which use the
+// same numbers).
 var levels = map[int]string{1: "error", 2: "warning", 3: "info", 4: "log"}
 
 func (p *printer) log(typ int, msg string) {
 	if p.json {
-		p.event(map[string]any{"type": "log", "level": levels[typ], "message": msg})
+		p.event(logEvent{Level: levels[typ], Message: msg, Type: "log"})
 		return
 	}
 	p.text(p.errw, "[%s] %s\n", levels[typ], msg)
@@ -56,7 +100,7 @@ func (p *printer) log(typ int, msg string) {
 
 func (p *printer) diff(path, d string) {
 	if p.json {
-		p.event(map[string]any{"type": "diff", "path": path, "diff": d})
+		p.event(diffEvent{Diff: d, Path: path, Type: "diff"})
 		return
 	}
 	p.text(p.w, "\nProposed change to %s:\n%s\n", path, d)
@@ -64,7 +108,7 @@ func (p *printer) diff(path, d string) {
 
 func (p *printer) approval(question, answer, how string) {
 	if p.json {
-		p.event(map[string]any{"type": "approval", "question": question, "answer": answer, "how": how})
+		p.event(approvalEvent{Answer: answer, How: how, Question: question, Type: "approval"})
 		return
 	}
 	q := question
@@ -75,35 +119,37 @@ func (p *printer) approval(question, answer, how string) {
 }
 
 func (p *printer) diagnostics(root string, params []byte) {
-	var d struct {
-		URI         string `json:"uri"`
-		Diagnostics []struct {
-			Range struct {
-				Start struct{ Line int } `json:"start"`
-			} `json:"range"`
-			Severity int    `json:"severity"`
-			Message  string `json:"message"`
-		} `json:"diagnostics"`
-	}
-	if json.Unmarshal(params, &d) != nil {
+	var d protocol.PublishDiagnosticsParams
+	if protocol.Unmarshal(params, &d) != nil {
 		return
 	}
 	if p.json {
-		var raw json.RawMessage = params
-		p.event(map[string]any{"type": "diagnostics", "params": raw})
+		p.event(diagnosticsEvent{Params: params, Type: "diagnostics"})
 		return
 	}
-	name := d.URI
-	if u, err := uri.Parse(d.URI); err == nil {
+	name := string(d.URI)
+	if u, err := uri.Parse(name); err == nil {
 		name = strings.TrimPrefix(strings.TrimPrefix(u.FsPath(), root), "/")
 	}
 	for _, x := range d.Diagnostics {
-		p.text(p.w, "%s:%d: %s: %s\n", name, x.Range.Start.Line+1, levels[x.Severity], x.Message)
+		p.text(p.w, "%s:%d: %s: %s\n", name, x.Range.Start.Line+1, levels[int(x.Severity)], messageText(x.Message))
 	}
 }
 
+// messageText is a diagnostic's message, a string or (since LSP 3.18)
+// markup.
+func messageText(m protocol.InlayHintTooltip) string {
+	switch m := m.(type) {
+	case protocol.String:
+		return string(m)
+	case *protocol.MarkupContent:
+		return m.Value
+	}
+	return ""
+}
+
 // Print writes the run's result.
-func (p *printer) result(r *Result) {
+func (p *printer) result(r *command.Result) {
 	if p.json {
 		b, _ := json.Marshal(r)
 		p.mu.Lock()

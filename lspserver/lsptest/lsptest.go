@@ -33,9 +33,11 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // Kind says what a recorded [Message] is.
@@ -175,7 +177,9 @@ func Reply(v any) Handler {
 }
 
 // InitializeParams returns initialize params for a workspace at root with
-// the given client capabilities (nil means none).
+// the given client capabilities (nil means none). The capabilities are
+// plain JSON objects, so that a test can send what a real editor sends,
+// unknown members included.
 func InitializeParams(root string, capabilities map[string]any) map[string]any {
 	if capabilities == nil {
 		capabilities = map[string]any{}
@@ -198,7 +202,7 @@ func (c *Client) Initialize(ctx context.Context, params any) (json.RawMessage, e
 	if err := c.Call(ctx, "initialize", params, &res); err != nil {
 		return nil, err
 	}
-	if err := c.Notify(ctx, "initialized", map[string]any{}); err != nil {
+	if err := c.Notify(ctx, "initialized", &protocol.InitializedParams{}); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -281,9 +285,29 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	return nil
 }
 
+// ExecuteCommand runs one of agentls's commands (a [command.Plan],
+// [command.Review] or [command.Execute]) with args as its arguments and
+// decodes the [command.Result]. The args are any JSON values, so that a test
+// can also send bad ones; an error response is a *jsonrpc2.Error.
+func (c *Client) ExecuteCommand(ctx context.Context, name string, args ...any) (*command.Result, error) {
+	params := &protocol.ExecuteCommandParams{Command: name}
+	for _, a := range args {
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return nil, err
+		}
+		params.Arguments = append(params.Arguments, raw)
+	}
+	var res command.Result
+	if err := c.Call(ctx, "workspace/executeCommand", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 // CancelRequest sends $/cancelRequest for one of our calls.
 func (c *Client) CancelRequest(ctx context.Context, id string) error {
-	return c.Notify(ctx, "$/cancelRequest", map[string]any{"id": id})
+	return c.Notify(ctx, "$/cancelRequest", &protocol.CancelParams{ID: protocol.String(id)})
 }
 
 // Notify sends a notification.
@@ -526,7 +550,8 @@ func defaultHandler(method string) Handler {
 	case "window/workDoneProgress/create", "window/showMessageRequest":
 		return Reply(nil)
 	case "workspace/applyEdit":
-		return Reply(map[string]any{"applied": false, "failureReason": "lsptest: no applyEdit handler"})
+		reason := "lsptest: no applyEdit handler"
+		return Reply(&protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason})
 	}
 	return func(context.Context, json.RawMessage) (any, error) {
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "lsptest: no handler for "+method)

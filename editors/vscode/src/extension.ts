@@ -24,44 +24,24 @@ import {
 	TransportKind,
 } from 'vscode-languageclient/node';
 
-const RUN_COMMANDS = new Set(['agentls.plan', 'agentls.review', 'agentls.execute']);
-const NEEDS_INSTRUCTION = new Set(['agentls.plan', 'agentls.execute']);
-const SAVE_DOCUMENTS = 'agentls/saveDocuments';
-/** human_confirm "modify": the user edits the text the model proposed. */
-const EDIT_TEXT = 'agentls/editText';
+// The wire shapes, generated from the server's Go package lspserver/command.
+import * as protocol from './protocol';
 
-/** The one argument of plan, review and execute (E3). */
-interface CommandArg {
-	uri: string;
-	range?: { start: { line: number; character: number }; end: { line: number; character: number } };
-	instruction?: string;
-}
-
-interface Finding {
-	path: string;
-	line: number;
-	endLine?: number;
-	severity: string;
-	message: string;
-}
-
-interface RunResult {
-	sessionId: string;
-	status: 'done' | 'cancelled' | 'failed';
-	summary: string;
-	steps?: unknown[];
-	findings?: Finding[];
-	edits?: { proposed: number; applied: number; rejected: number };
-}
+const RUN_COMMANDS = new Set<string>([protocol.Plan, protocol.Review, protocol.Execute]);
+const NEEDS_INSTRUCTION = new Set<string>([protocol.Plan, protocol.Execute]);
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 
-/** Announces experimental.agentls.saveDocuments: the server then asks us to save after an applied edit. */
+/**
+ * Announces experimental.agentls: saveDocuments (the server then asks us to save after an applied edit) and
+ * editText (human_confirm "modify": the user edits the text the model proposed).
+ */
 class SaveDocumentsFeature implements StaticFeature {
 	fillClientCapabilities(capabilities: ClientCapabilities): void {
 		const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-		capabilities.experimental = { ...experimental, agentls: { saveDocuments: true, editText: true } };
+		const agentls: protocol.ClientCapabilities = { saveDocuments: true, editText: true };
+		capabilities.experimental = { ...experimental, agentls };
 	}
 	initialize(): void {}
 	getState(): FeatureState {
@@ -97,8 +77,8 @@ async function restart(): Promise<void> {
 	}
 	const c = new LanguageClient('agentls', 'agentls', serverOptions(), clientOptions());
 	c.registerFeature(new SaveDocumentsFeature());
-	c.onRequest(SAVE_DOCUMENTS, (params: { uris?: string[] }) => saveDocuments(c, params));
-	c.onRequest(EDIT_TEXT, (params: { prompt?: string; text?: string }) => editText(params));
+	c.onRequest(protocol.MethodSaveDocuments, (params: protocol.SaveDocumentsParams) => saveDocuments(c, params));
+	c.onRequest(protocol.MethodEditText, (params: protocol.EditTextParams) => editText(params));
 	client = c;
 	try {
 		await c.start();
@@ -136,8 +116,8 @@ function clientOptions(): LanguageClientOptions {
 
 /** Middleware for the server's commands: complete the argument, run, show the result. */
 async function executeCommand(command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
-	if (command === 'agentls.cancel') {
-		const res = (await next(command, args.filter(isSessionArg))) as { cancelled?: string[] } | undefined;
+	if (command === protocol.Cancel) {
+		const res = (await next(command, args.filter(isSessionArg))) as protocol.CancelResult | undefined;
 		void vscode.window.showInformationMessage(`agentls: cancelled ${res?.cancelled?.length ?? 0} run(s).`);
 		return res;
 	}
@@ -152,7 +132,7 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 	if (NEEDS_INSTRUCTION.has(command) && !arg.instruction?.trim()) {
 		const instruction = await vscode.window.showInputBox({
 			title: `agentls ${name}`,
-			prompt: command === 'agentls.plan' ? 'What should be planned? (read-only)' : 'What should be changed? Every edit is shown for approval.',
+			prompt: command === protocol.Plan ? 'What should be planned? (read-only)' : 'What should be changed? Every edit is shown for approval.',
 			placeHolder: 'e.g. handle the empty-name case in greet',
 			ignoreFocusOut: true,
 		});
@@ -160,7 +140,7 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 		arg.instruction = instruction.trim();
 	}
 	try {
-		const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as RunResult;
+		const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as protocol.Result;
 		showResult(name, result);
 		return result;
 	} catch (e) {
@@ -170,7 +150,7 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 }
 
 function isSessionArg(a: unknown): boolean {
-	return typeof a === 'object' && a !== null && typeof (a as { sessionId?: unknown }).sessionId === 'string';
+	return typeof a === 'object' && a !== null && typeof (a as Partial<protocol.CancelArgs>).sessionId === 'string';
 }
 
 /**
@@ -178,8 +158,8 @@ function isSessionArg(a: unknown): boolean {
  * argument when there is one, else from the active editor and its selection
  * (no range when nothing is selected: the whole file).
  */
-function commandArg(c: LanguageClient, args: unknown[]): CommandArg | undefined {
-	const given = args.find((a): a is CommandArg => typeof a === 'object' && a !== null && typeof (a as CommandArg).uri === 'string');
+function commandArg(c: LanguageClient, args: unknown[]): protocol.Args | undefined {
+	const given = args.find((a): a is protocol.Args => typeof a === 'object' && a !== null && typeof (a as protocol.Args).uri === 'string');
 	if (given) return { ...given };
 	const resource = args.find((a): a is vscode.Uri => a instanceof vscode.Uri);
 	let editor = vscode.window.activeTextEditor;
@@ -187,12 +167,12 @@ function commandArg(c: LanguageClient, args: unknown[]): CommandArg | undefined 
 		editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === resource.toString());
 	}
 	if (!editor || editor.document.uri.scheme !== 'file') return undefined;
-	const arg: CommandArg = { uri: c.code2ProtocolConverter.asUri(editor.document.uri) };
+	const arg: protocol.Args = { uri: c.code2ProtocolConverter.asUri(editor.document.uri) };
 	if (!editor.selection.isEmpty) arg.range = c.code2ProtocolConverter.asRange(editor.selection);
 	return arg;
 }
 
-function showResult(name: string, r: RunResult): void {
+function showResult(name: string, r: protocol.Result): void {
 	output.info(`${name} ${r.sessionId}: ${r.status}`);
 	output.appendLine(r.summary);
 	for (const [i, step] of (r.steps ?? []).entries()) {
@@ -230,7 +210,7 @@ function showError(name: string, e: unknown): void {
 }
 
 /** Answers agentls/saveDocuments: save each open document the server names. */
-async function saveDocuments(c: LanguageClient, params: { uris?: string[] }): Promise<{ saved: string[] }> {
+async function saveDocuments(c: LanguageClient, params: protocol.SaveDocumentsParams): Promise<protocol.SaveDocumentsResult> {
 	const saved: string[] = [];
 	for (const raw of params?.uris ?? []) {
 		const uri = c.protocol2CodeConverter.asUri(raw).toString();
@@ -242,7 +222,7 @@ async function saveDocuments(c: LanguageClient, params: { uris?: string[] }): Pr
 }
 
 /** Answers agentls/editText: an input box prefilled with the proposed text; Escape answers null (deny). */
-async function editText(params: { prompt?: string; text?: string }): Promise<{ text: string | null }> {
+async function editText(params: protocol.EditTextParams): Promise<protocol.EditTextResult> {
 	const text = await vscode.window.showInputBox({ prompt: `agentls: ${params.prompt ?? 'edit the text'}`, value: params.text ?? '' });
 	return { text: text ?? null };
 }

@@ -1,0 +1,72 @@
+package command
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"go.lsp.dev/protocol"
+)
+
+// E3: the JSON of each shape, as the editors see it: which members are
+// always there (edits, instruction, a null text) and which are left out
+// when empty (range, steps, findings, endLine, code, incomplete).
+func TestJSON(t *testing.T) {
+	text := "git push --dry-run"
+	r := &protocol.Range{End: protocol.Position{Line: 2, Character: 5}}
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"empty result", Result{}, `{"sessionId":"","status":"","summary":"","edits":{"proposed":0,"applied":0,"rejected":0}}`},
+		{"full result", Result{
+			SessionID: "abc", Status: StatusDone, Summary: "ok",
+			Steps:    []Step{{Turn: 1, Tool: "read_file", OK: true}, {Turn: 2, Tool: "edit_file", Code: "approval_denied"}},
+			Findings: []Finding{{Path: "a.go", Line: 3, Severity: "error", Message: "m"}, {Path: "a.go", Line: 3, EndLine: 5, Severity: "hint", Message: "n"}},
+			Edits:    EditCounts{Proposed: 2, Applied: 1, Rejected: 1}, Incomplete: true,
+		}, `{"sessionId":"abc","status":"done","summary":"ok",` +
+			`"steps":[{"turn":1,"tool":"read_file","ok":true},{"turn":2,"tool":"edit_file","ok":false,"code":"approval_denied"}],` +
+			`"findings":[{"path":"a.go","line":3,"severity":"error","message":"m"},{"path":"a.go","line":3,"endLine":5,"severity":"hint","message":"n"}],` +
+			`"edits":{"proposed":2,"applied":1,"rejected":1},"incomplete":true}`},
+		{"args", Args{Target: Target{URI: "file:///w/a.go"}}, `{"uri":"file:///w/a.go","instruction":""}`},
+		{"args with range", Args{Target: Target{URI: "file:///w/a.go", Range: r}, Instruction: "x"},
+			`{"uri":"file:///w/a.go","range":{"start":{"line":0,"character":0},"end":{"line":2,"character":5}},"instruction":"x"}`},
+		{"code action target", Target{URI: "file:///w/a.go", Range: r},
+			`{"uri":"file:///w/a.go","range":{"start":{"line":0,"character":0},"end":{"line":2,"character":5}}}`},
+		{"cancel", CancelResult{Cancelled: []string{}}, `{"cancelled":[]}`},
+		{"edit text cancelled", EditTextResult{}, `{"text":null}`},
+		{"edit text", EditTextResult{Text: &text}, `{"text":"git push --dry-run"}`},
+		{"capabilities", Experimental{Agentls: ClientCapabilities{SaveDocuments: true}}, `{"agentls":{"saveDocuments":true,"editText":false}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// E3: Args decodes the way the server reads it, with unknown fields
+// refused; a missing instruction is empty.
+func TestArgs_Decode(t *testing.T) {
+	decode := func(s string) (Args, error) {
+		var a Args
+		dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&a)
+		return a, err
+	}
+	a, err := decode(`{"uri":"file:///w","range":{"start":{"line":1,"character":2},"end":{"line":3,"character":4}}}`)
+	if err != nil || a.URI != "file:///w" || a.Range == nil || a.Range.End.Character != 4 || a.Instruction != "" {
+		t.Errorf("got %+v, %v", a, err)
+	}
+	if _, err := decode(`{"uri":"file:///w","prompt":"x"}`); err == nil {
+		t.Error("an unknown field was accepted")
+	}
+}

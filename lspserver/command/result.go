@@ -1,0 +1,60 @@
+package command
+
+// Result is the result of [Plan], [Review] and [Execute] (E3).
+type Result struct {
+	// SessionID names the run, for [Cancel] and the logs.
+	SessionID string `json:"sessionId"`
+	Status    Status `json:"status"`
+	// Summary is the model's final answer.
+	Summary string `json:"summary"`
+	// Steps are the run's tool calls, in order.
+	Steps []Step `json:"steps,omitempty"`
+	// Findings are a review's findings, also published as diagnostics.
+	Findings []Finding `json:"findings,omitempty"`
+	// Edits counts the run's edit proposals; always present.
+	Edits EditCounts `json:"edits"`
+	// Incomplete: the model's final answer was cut off (A4).
+	Incomplete bool `json:"incomplete,omitempty"`
+}
+
+// Status is how a run ended.
+type Status string
+
+// The statuses of a run.
+const (
+	StatusDone      Status = "done"
+	StatusCancelled Status = "cancelled"
+	StatusFailed    Status = "failed"
+)
+
+// Step is one tool call of a run.
+type Step struct {
+	// Turn is the model turn that made the call, from 1.
+	Turn int `json:"turn"`
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// OK is false when the call failed or was refused.
+	OK bool `json:"ok"`
+	// Code is the tool error's code when OK is false (unknown_tool,
+	// approval_denied, …).
+	Code string `json:"code,omitempty"`
+}
+
+// Finding is one problem a review found, in workspace-relative terms.
+type Finding struct {
+	// Path is workspace-relative, with slashes.
+	Path string `json:"path"`
+	// Line is 1-based; EndLine, when set, ends a range of lines.
+	Line    int `json:"line"`
+	EndLine int `json:"endLine,omitempty"`
+	// Severity is error, warning, info or hint.
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+// EditCounts counts a run's edit proposals: each is applied or rejected.
+type EditCounts struct {
+	Proposed int `json:"proposed"`
+	Applied  int `json:"applied"`
+	Rejected int `json:"rejected"`
+}

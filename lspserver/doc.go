@@ -1,0 +1,49 @@
+// Package lspserver is agentls's language server: one [Server] per
+// connection, started by [Serve] over any byte stream (stdio in
+// `agentls serve`, a pipe for the headless client and the tests).
+//
+// It owns:
+//
+//   - the JSON-RPC connection: LSP framing, the codec, a stream that answers
+//     a malformed frame and reads on ([NewConn]), and the handler chain
+//     (handler.go): notifications run inline on the read loop, in wire
+//     order; calls are released to run concurrently; $/cancelRequest
+//     reaches a call even while it starts;
+//   - the lifecycle: initialize, initialized, shutdown, exit, and the
+//     client capabilities agentls acts on (initialize.go);
+//   - the document store: the open buffers with their versions, so that a
+//     run reads what the user sees, with UTF-16 positions (documents.go,
+//     position.go);
+//   - the custom workspace/executeCommand commands (execute_command.go,
+//     run.go), whose wire shapes live in the sub-package command;
+//   - translating a run into LSP: edit proposals into workspace/applyEdit
+//     with one annotated edit per hunk (edits.go, apply_edit.go, verify.go),
+//     questions into window/showMessageRequest (approver.go, confirm.go),
+//     findings into textDocument/publishDiagnostics (diagnostics.go), the
+//     run's events into $/progress and window/logMessage (progress.go);
+//   - the mapping of errors to the wire: spec codes only, and RequestFailed
+//     with a data.reason from a closed list (errors.go).
+//
+// It implements, for one run, the interfaces the tools consume:
+// tools.Approver, tools.EditProposer, tools.Workspace and
+// tools.FindingSink.
+//
+// It must not call a model, decide policy or write files. The model comes
+// from [Options.NewModel] and is driven by agent.Run; what is allowed, asked
+// or denied is decided by tools and sandbox; every change to the workspace
+// is proposed to the editor, which applies it or not, and the server only
+// reads back what landed. It never prints to stdout (the protocol may be
+// there): logs go to [Options.Logger], messages for the user go to the
+// client.
+//
+// LSP types come from go.lsp.dev/protocol v1.0.1 (generated from the 3.18
+// metamodel) and are encoded with its union-aware marshaller; they do not
+// leave lspserver and its sub-packages. agentls's own shapes are the plain
+// structs of package command, encoded with encoding/json.
+//
+// Sub-packages: command (the wire shapes of the custom commands, mirrored
+// for the VS Code extension), headless (the built-in client behind
+// `agentls plan|review|exec|demo`) and lsptest (a fake editor for tests).
+// The transcript tests in testdata/sessions pin whole sessions, message by
+// message.
+package lspserver
