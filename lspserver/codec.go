@@ -42,8 +42,59 @@ func (codec) Unmarshal(data []byte, v any) error {
 
 // NewConn returns a JSON-RPC connection over rwc with LSP framing and the
 // protocol codec. The headless client uses it too.
-func NewConn(rwc io.ReadWriteCloser) jsonrpc2.Conn {
-	return jsonrpc2.NewConn(tolerantStream{jsonrpc2.NewHeaderStream(rwc)}, jsonrpc2.WithCodec(codec{}))
+func NewConn(rwc io.ReadWriteCloser) jsonrpc2.Conn { return newConn(rwc, nil, nil) }
+
+// newConn is [NewConn] that also tells replied, when it is not nil, the ID
+// of each response written to the stream while waiting says some are
+// awaited.
+func newConn(rwc io.ReadWriteCloser, waiting func() bool, replied func(jsonrpc2.ID)) jsonrpc2.Conn {
+	var st jsonrpc2.Stream = tolerantStream{jsonrpc2.NewHeaderStream(rwc)}
+	if replied != nil {
+		st = replyStream{st, waiting, replied}
+	}
+	return jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
+}
+
+// replyStream reports each response written, so that shutdown and exit can
+// wait until the answers of calls that have finished are on the wire, not
+// only until their handlers have returned.
+type replyStream struct {
+	jsonrpc2.Stream
+	waiting func() bool // whether any response is awaited: else no decoding
+	replied func(jsonrpc2.ID)
+}
+
+func (s replyStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	n, err := s.Stream.Write(ctx, msg)
+	if !s.waiting() {
+		return n, err
+	}
+	if id, ok := responseID(msg); ok {
+		s.replied(id)
+	}
+	return n, err
+}
+
+// responseID returns the ID of msg when it is a response. The connection
+// writes its own responses as an unexported type, so the envelope is
+// encoded and read back; responses are few next to notifications.
+func responseID(msg jsonrpc2.Message) (jsonrpc2.ID, bool) {
+	if r, ok := msg.(*jsonrpc2.Response); ok {
+		return r.ID(), true
+	}
+	switch msg.(type) {
+	case *jsonrpc2.Call, *jsonrpc2.Notification:
+		return jsonrpc2.ID{}, false
+	}
+	b, err := jsonrpc2.EncodeMessage(msg)
+	if err != nil {
+		return jsonrpc2.ID{}, false
+	}
+	m, err := jsonrpc2.DecodeMessage(b)
+	if r, ok := m.(*jsonrpc2.Response); ok && err == nil {
+		return r.ID(), true
+	}
+	return jsonrpc2.ID{}, false
 }
 
 // tolerantStream answers a frame whose body is not JSON-RPC with a -32700

@@ -68,9 +68,8 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is exiting")
 	}
 	s.inflight[id] = p
-	s.calls.Add(1)
+	s.countCall(id)
 	s.mu.Unlock()
-	defer s.calls.Done()
 	defer func() {
 		s.mu.Lock()
 		delete(s.inflight, id)

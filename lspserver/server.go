@@ -54,7 +54,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
 	lost := make(chan struct{})
 	var once sync.Once
-	conn := NewConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }})
+	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied)
 	s.conn = conn
 	conn.Go(ctx, s.handle)
 	select {
@@ -95,7 +95,6 @@ type Server struct {
 
 	exited   chan struct{}
 	exitOnce sync.Once
-	calls    sync.WaitGroup // calls being handled; Add under mu
 
 	mu       sync.Mutex // guards the fields below
 	state    lifecycle
@@ -103,8 +102,12 @@ type Server struct {
 	root     string // absolute, symlinks resolved
 	caps     clientCaps
 	inflight map[jsonrpc2.ID]*pendingCall
-	runs     map[string]*runState
-	diagURIs map[uri.URI]bool // URIs holding agentls diagnostics
+	// unanswered are the calls counted for drain whose response is not
+	// yet written; quiet is closed whenever there are none.
+	unanswered map[jsonrpc2.ID]bool
+	quiet      chan struct{}
+	runs       map[string]*runState
+	diagURIs   map[uri.URI]bool // URIs holding agentls diagnostics
 }
 
 type lifecycle int
@@ -128,12 +131,14 @@ type clientCaps struct {
 
 func newServer(opts *Options) *Server {
 	s := &Server{
-		docs:     newDocuments(),
-		sess:     tools.NewSession(),
-		exited:   make(chan struct{}),
-		inflight: make(map[jsonrpc2.ID]*pendingCall),
-		runs:     make(map[string]*runState),
-		diagURIs: make(map[uri.URI]bool),
+		docs:       newDocuments(),
+		sess:       tools.NewSession(),
+		exited:     make(chan struct{}),
+		inflight:   make(map[jsonrpc2.ID]*pendingCall),
+		runs:       make(map[string]*runState),
+		quiet:      closedChan(),
+		unanswered: make(map[jsonrpc2.ID]bool),
+		diagURIs:   make(map[uri.URI]bool),
 	}
 	if opts != nil {
 		s.opts = *opts
@@ -166,19 +171,58 @@ func (s *Server) stopRuns() {
 	}
 }
 
-// drain waits, at most d, for the calls being handled to answer, so that
-// none of their responses is lost when the connection closes.
+// drain waits, at most d, until every counted call has its response on
+// the wire, so that none is lost when the connection closes after
+// shutdown or exit. It returns early when the connection is gone.
 func (s *Server) drain(d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		s.calls.Wait()
-		close(done)
-	}()
+	s.mu.Lock()
+	quiet := s.quiet
+	s.mu.Unlock()
+	var done <-chan struct{}
+	if s.conn != nil {
+		done = s.conn.Done()
+	}
 	select {
+	case <-quiet:
 	case <-done:
 	case <-time.After(d):
 		s.log.Warn("Calls still running at exit")
 	}
+}
+
+// countCall records a call whose response drain waits for; the caller
+// holds mu.
+func (s *Server) countCall(id jsonrpc2.ID) {
+	if len(s.unanswered) == 0 {
+		s.quiet = make(chan struct{})
+	}
+	s.unanswered[id] = true
+}
+
+// awaiting reports whether some counted call has no response yet.
+func (s *Server) awaiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.unanswered) > 0
+}
+
+// replied is told by the connection that the response to id is written.
+func (s *Server) replied(id jsonrpc2.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.unanswered[id] {
+		return
+	}
+	delete(s.unanswered, id)
+	if len(s.unanswered) == 0 {
+		close(s.quiet)
+	}
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
 }
 
 func (s *Server) exit() {

@@ -32,6 +32,8 @@ var depsRules = map[string][]string{
 	"tools/htmltext":      {},
 	"agent":               {"tools/...", "prompts", "agent/..."},
 	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
+	"lspserver/command":   {}, // the wire shapes: shared by server, clients and the generated protocol.ts
+	"agent/script":        {}, // the demo's scripted model: a product package, no agent internals
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 }
 
@@ -54,11 +56,13 @@ var thirdParty = map[string][]string{
 // depsRules). The sandbox imports only the standard library and what its
 // concerns need: the shell parser, the SQLite driver, system calls.
 var closedThirdParty = map[string][]string{
-	"sandbox":          {},
-	"sandbox/shell":    {"mvdan.cc/sh/"},
-	"sandbox/exec":     {"golang.org/x/sys/"},
-	"sandbox/sqlguard": {"modernc.org/"},
-	"tools/htmltext":   {"golang.org/x/net/html"},
+	"sandbox":           {},
+	"sandbox/shell":     {"mvdan.cc/sh/"},
+	"sandbox/exec":      {"golang.org/x/sys/"},
+	"sandbox/sqlguard":  {"modernc.org/"},
+	"tools/htmltext":    {"golang.org/x/net/html"},
+	"lspserver/command": {"go.lsp.dev/protocol"},
+	"agent/script":      {},
 }
 
 type pkg struct {
