@@ -317,40 +317,14 @@ func isPersistent(pi pathInfo) bool {
 		strings.Contains(pi.abs, "/systemd/") || strings.Contains(pi.abs, "/LaunchDaemons")
 }
 
-// isSecret reports files that look like credentials or keys.
+// isSecret reports files that look like credentials or keys: the one
+// list of [sandbox.IsSecretPath], which the file tools use too.
 func isSecret(pi pathInfo) bool {
-	var p string
 	switch pi.kind {
 	case pkInside:
-		p = pi.rel
+		return sandbox.IsSecretPath(pi.rel)
 	case pkOutside:
-		p = pi.abs
-	default:
-		return false
-	}
-	base := strings.ToLower(path.Base(p))
-	switch base {
-	case ".env", ".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc",
-		".dockercfg", "credentials", "credentials.json", "credentials.db", "shadow", "gshadow",
-		"sudoers", "master.key", ".vault-token", ".boto", ".s3cfg", "kubeconfig", "environ",
-		"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "authorized_keys", "hosts.yml":
-		return true
-	}
-	switch path.Ext(base) {
-	case ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ppk":
-		return true
-	}
-	if strings.HasPrefix(base, ".env.") && !strings.Contains(base, "example") &&
-		!strings.Contains(base, "sample") && !strings.Contains(base, "template") ||
-		strings.HasPrefix(base, "secrets.") {
-		return true
-	}
-	p += "/"
-	for _, dir := range []string{".ssh/", ".aws/", ".gnupg/", ".kube/", ".docker/", ".azure/",
-		".password-store/", ".config/gh/", ".config/gcloud/", "etc/ssl/private/"} {
-		if strings.HasPrefix(p, dir) || strings.Contains(p, "/"+dir) {
-			return true
-		}
+		return sandbox.IsSecretPath(pi.abs)
 	}
 	return false
 }
