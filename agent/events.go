@@ -110,5 +110,5 @@ func defaultLevel(e *Event) Level {
 var deniedCodes = map[string]bool{
 	"approval_denied": true, "approval_required": true, "policy_denied": true,
 	"command_denied": true, "host_not_allowed": true, "path_outside_root": true,
-	"read_only_run": true, "sql_not_read_only": true,
+	"read_only_run": true, "sql_not_read_only": true, "protected_path": true,
 }

@@ -36,7 +36,19 @@ type ApprovalRequest struct {
 	// and a text the user may edit before approving.
 	Question string
 	Text     string
+	// Control marks a change to a control file (E15): the approver shows
+	// Warning prominently and offers approve and deny only, never
+	// "always"; the gateway takes an "always" answer as approve-once and
+	// never remembers it.
+	Control bool
+	Warning string
 }
+
+// ControlWarning is the warning of every question about a control file
+// (E15, [Verdict.Control]).
+const ControlWarning = "WARNING: this changes a file that an editor, a shell or git runs outside the sandbox " +
+	"(editor settings and tasks, .envrc, git hooks and attributes). Read the change before approving; " +
+	"it is asked every time and cannot be allowed for the session."
 
 // ApprovalResponse is the user's answer.
 type ApprovalResponse struct {
@@ -121,15 +133,21 @@ func (a *approvals) ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 // the session for the same normalized call, or the user's answer now
 // ("always" is remembered). It returns who approved, or the refusal.
 func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *ToolError) {
-	if a != nil && a.session.allowed(t.Name, v.Subject) {
+	if a != nil && !v.Control && a.session.allowed(t.Name, v.Subject) {
 		return "session", nil
 	}
-	ans, ok := a.ask(ctx, &ApprovalRequest{Tool: t.Name, Risk: t.Risk, Subject: v.Subject, Preview: v.Preview, Reason: v.Rule})
+	req := &ApprovalRequest{Tool: t.Name, Risk: t.Risk, Subject: v.Subject, Preview: v.Preview, Reason: v.Rule}
+	if v.Control {
+		req.Control, req.Warning = true, ControlWarning
+	}
+	ans, ok := a.ask(ctx, req)
 	switch {
 	case !ok:
 		return "", failure(CodeApprovalRequired, "", t.Name+" needs the user's approval and nobody can approve here",
 			"do without this call, or ask the user to allow it in the policy")
 	case ans.Answer == AnswerApprove:
+		return "user", nil
+	case ans.Answer == AnswerAlways && v.Control: // E15: once, never for the session
 		return "user", nil
 	case ans.Answer == AnswerAlways:
 		a.session.remember(t.Name, v.Subject)
@@ -150,7 +168,8 @@ func (env *Env) confirmChange(ctx context.Context, ch *FileChange) *ToolError {
 		return nil
 	}
 	diff := udiff.Unified("a/"+ch.Path, "b/"+ch.Path, string(ch.Old), string(ch.New))
-	ans, ok := env.approvals.ask(ctx, &ApprovalRequest{Tool: ch.Tool, Risk: RiskWrite, Subject: ch.Path, Preview: diff})
+	ans, ok := env.approvals.ask(ctx, &ApprovalRequest{Tool: ch.Tool, Risk: RiskWrite, Subject: ch.Path, Preview: diff,
+		Control: ch.Control, Warning: ch.Warning})
 	switch {
 	case !ok:
 		return failure(CodeApprovalRequired, "", "nobody can approve the change here",

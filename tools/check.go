@@ -4,12 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// pathAccess is what a tool does with its path argument.
+type pathAccess int
+
+const (
+	accessList  pathAccess = iota // names only: list_dir, report_finding
+	accessRead                    // content: read_file, search
+	accessWrite                   // write_file, edit_file
 )
 
 // pathCheck is the static policy step of a tool whose one path argument is
-// field: resolve it inside the workspace (T4), refuse writes into .git, and
-// name the normalized path as the subject.
-func pathCheck(field string, write bool) func(context.Context, *Env, json.RawMessage) (*Verdict, error) {
+// field: resolve it inside the workspace (T4), refuse writes into .git and
+// agentls' own files, mark other control files (E15), ask before reading a
+// secret-looking file (as the shell analyser does for cat .env), and name
+// the normalized path as the subject.
+func pathCheck(field string, access pathAccess) func(context.Context, *Env, json.RawMessage) (*Verdict, error) {
 	return func(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -27,15 +40,42 @@ func pathCheck(field string, write bool) func(context.Context, *Env, json.RawMes
 		if refusal != nil {
 			return denied(refusal), nil
 		}
-		verb := "read"
-		if write {
-			verb = "write"
-			if inGitDir(rel) {
-				return &Verdict{Decision: Deny, Code: CodeInvalidArgs, Field: field, Rule: "path.git_dir", Reason: "writes inside .git/ can run code", Subject: rel}, nil
+		switch access {
+		case accessWrite:
+			if f := writeRefusal(rel); f != nil {
+				f.Field, f.Subject = field, rel
+				return denied(f), nil
+			}
+			v := &Verdict{Decision: Allow, Rule: "path.inside_root", Subject: rel, Preview: "write " + rel}
+			if control, _ := sandbox.IsControlPath(rel); control {
+				v.Decision, v.Control, v.Rule = Ask, true, "path.control_file"
+				v.Reason = "the file makes an editor, a shell or git run code outside the sandbox"
+			}
+			return v, nil
+		case accessRead:
+			if sandbox.IsSecretPath(rel) {
+				return &Verdict{Decision: Ask, Rule: "path.secret", Subject: rel, Preview: "read " + rel,
+					Reason: "the file may hold credentials"}, nil
 			}
 		}
-		return &Verdict{Decision: Allow, Rule: "path.inside_root", Subject: rel, Preview: fmt.Sprintf("%s %s", verb, rel)}, nil
+		return &Verdict{Decision: Allow, Rule: "path.inside_root", Subject: rel, Preview: fmt.Sprintf("read %s", rel)}, nil
 	}
+}
+
+// writeRefusal refuses a model's write to rel that no approval may allow:
+// inside a .git directory (hooks, config), and agentls' own control files
+// (E15: .agentls/** in any case). Nil means the write may be proposed.
+func writeRefusal(rel string) *ToolError {
+	if _, own := sandbox.IsControlPath(rel); own {
+		return &ToolError{Code: CodeProtectedPath, Field: "path", Rule: "path.protected",
+			Reason:   "agentls' own control files (.agentls/) are never changed by the model",
+			Recovery: "leave the policy and configuration to the user; change files of the project only", Subject: rel}
+	}
+	if inGitDir(rel) {
+		return &ToolError{Code: CodeInvalidArgs, Field: "path", Rule: "path.git_dir",
+			Reason: "writes inside .git/ are not allowed: they can run code", Recovery: "change files of the working tree only", Subject: rel}
+	}
+	return nil
 }
 
 // denyArgs is the verdict on arguments a check cannot decode.
@@ -50,10 +90,12 @@ func withChecks(ts []*Tool) []*Tool {
 			continue
 		}
 		switch t.Name {
-		case "read_file", "list_dir", "search", "report_finding":
-			t.Check = pathCheck("path", false)
+		case "list_dir", "report_finding":
+			t.Check = pathCheck("path", accessList)
+		case "read_file", "search":
+			t.Check = pathCheck("path", accessRead)
 		case "edit_file", "write_file":
-			t.Check = pathCheck("path", true)
+			t.Check = pathCheck("path", accessWrite)
 		}
 	}
 	return ts

@@ -39,6 +39,12 @@ type Verdict struct {
 	// harmless (a read-only command with safe arguments): a risk default
 	// of ask is lifted to allow. A risk default of deny still applies.
 	Safe bool `json:"-"`
+	// Control says the call changes a control file (E15): one whose
+	// content editors, shells or git run outside the sandbox (.vscode/**,
+	// .envrc, .git/**, …). No rule or risk default lifts it to allow; the
+	// user is asked one by one with [ControlWarning], never "always". The
+	// file tools set it for their paths, run_command for redirections.
+	Control bool `json:"control,omitempty"`
 	// Preview describes the effect for the person approving it: a diff,
 	// command and working directory, method and URL, SQL objects.
 	Preview string `json:"-"`

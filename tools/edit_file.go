@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 func editFileTool() *Tool {
@@ -56,8 +58,8 @@ func runEditFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 	if f != nil {
 		return f.Result(), nil
 	}
-	if inGitDir(rel) {
-		return gitRefusal(), nil
+	if f := writeRefusal(rel); f != nil {
+		return f.Result(), nil
 	}
 	content, exists, f, err := loadFile(ctx, env, rel)
 	if err != nil {
@@ -181,6 +183,11 @@ func equalLines(a, b []string) bool {
 // shows nothing, through the gateway's question first.
 func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) {
 	change.Preapproved = env.preapproved
+	// E15: the path is checked again as resolved now, not only as the
+	// verdict saw it (a symlink may have been swapped in between).
+	if control, _ := sandbox.IsControlPath(change.Path); control || env.control {
+		change.Control, change.Warning, change.Preapproved = true, ControlWarning, false
+	}
 	proposed := HashContent(change.New)
 	if refusal := env.confirmChange(ctx, change); refusal != nil {
 		if ctx.Err() != nil {
@@ -236,11 +243,6 @@ func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) 
 	return res, nil
 }
 
-// gitRefusal is the result for a write into a .git directory.
-func gitRefusal() Result {
-	return Fail(CodeInvalidArgs, "path", "writes inside .git/ are not allowed: they can run code",
-		"change files of the working tree only")
-}
 
 func allApplied(hs []HunkOutcome) bool {
 	for _, h := range hs {

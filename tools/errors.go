@@ -33,6 +33,7 @@ const (
 	CodeCommandDenied    Code = "command_denied"    // a command was refused by analysis or policy
 	CodeHostNotAllowed   Code = "host_not_allowed"  // a URL or the address it resolves to is not allowed
 	CodeSQLNotReadOnly   Code = "sql_not_read_only" // sql_query: the query is not exactly one read-only statement
+	CodeProtectedPath    Code = "protected_path"    // agentls' own control files (.agentls/**) are never changed by the model
 )
 
 // ErrUnknownTool is returned by [Registry.Lookup] for a name it does not hold.

@@ -54,8 +54,9 @@ type httpFetchArgs struct {
 }
 
 // checkHTTPFetch is the static step: the URL against the policy, no I/O.
-// Network access is confirmed by default (Ask); the policy rules may lift
-// that to allow for a subject such as https://api.github.com/*.
+// A GET or HEAD of a URL the allowlist admits is safe (allowed unless a
+// rule or a risk default of deny says otherwise); any other method is
+// confirmed by default (Ask), and a rule may lift that.
 func checkHTTPFetch(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
 	var a httpFetchArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -67,7 +68,14 @@ func checkHTTPFetch(_ context.Context, env *Env, raw json.RawMessage) (*Verdict,
 		v.Subject = "" // a refused URL has no normalized form
 		return v, nil
 	}
-	return &Verdict{Decision: Ask, Rule: "http.allowlisted", Subject: u, Preview: fetchMethod(a) + " " + u}, nil
+	v := &Verdict{Decision: Ask, Rule: "http.allowlisted", Subject: u, Preview: fetchMethod(a) + " " + u}
+	if m := fetchMethod(a); m == "GET" || m == "HEAD" {
+		// Issue 10 item 15: a read of a URL on the user's own allowlist is
+		// the user's decision already (a project can only narrow that
+		// list, T20); the risk default of ask is lifted, a deny stays.
+		v.Decision, v.Safe = Allow, true
+	}
+	return v, nil
 }
 
 func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {

@@ -100,8 +100,9 @@ func fetchCall(t *testing.T, r *Runner, args any) Result {
 }
 
 // TestHTTPFetch_B4_T5_Check: the static step denies what the policy
-// refuses, with reasons that do not reveal the allowlist, and asks for
-// the rest with the normalized URL as subject and "METHOD URL" as preview.
+// refuses, with reasons that do not reveal the allowlist, and marks a GET
+// or HEAD of an allowlisted URL safe (issue 10 item 15), with the
+// normalized URL as subject and "METHOD URL" as preview.
 func TestHTTPFetch_B4_T5_Check(t *testing.T) {
 	check := HTTPFetch().Check
 	p := &netguard.Policy{Allow: []string{"https://api.github.com", "https://docs.test/api/*"},
@@ -120,7 +121,7 @@ func TestHTTPFetch_B4_T5_Check(t *testing.T) {
 	}
 	env := &Env{Limits: Limits{HTTP: p}}
 	c = run(env, `{"url":"https://API.github.com:443/repos/x?y=1#readme"}`)
-	if c.Decision != Ask || c.Subject != "https://api.github.com/repos/x?y=1" || c.Preview != "GET https://api.github.com/repos/x?y=1" {
+	if c.Decision != Allow || !c.Safe || c.Subject != "https://api.github.com/repos/x?y=1" || c.Preview != "GET https://api.github.com/repos/x?y=1" {
 		t.Errorf("allowed URL: %+v", c)
 	}
 	if c = run(env, `{"url":"https://api.github.com/","method":"HEAD"}`); c.Preview != "HEAD https://api.github.com/" {
@@ -233,20 +234,35 @@ func TestHTTPFetch_B4_T11_Refusals(t *testing.T) {
 	wantErr(t, res, CodeHostNotAllowed, "url")
 }
 
-// TestHTTPFetch_B4_T7_AskByDefault: network calls are confirmed unless
-// a policy rule allows them; the user sees method and URL.
-func TestHTTPFetch_B4_T7_AskByDefault(t *testing.T) {
+// TestHTTPFetch_Issue10_15_AllowlistedGetIsNotAsked: a GET of a URL on
+// the user's allowlist is the user's decision already and runs without a
+// question (it asked for every fetch before); a user rule can still ask
+// or deny, and where the risk default is deny (CI) it stays denied. The
+// user sees method and URL when asked.
+func TestHTTPFetch_Issue10_15_AllowlistedGetIsNotAsked(t *testing.T) {
 	fx := newFetchFixture(t)
 	reg := NewRegistry()
 	reg.MustRegister(HTTPFetch())
-	r := NewRunner(reg, &Env{Limits: Limits{HTTP: fx.policy(true)}}, &RunnerOptions{Allowed: []string{"http_fetch"}})
-	wantErr(t, fetchCall(t, r, map[string]string{"url": fx.origin + "/"}), CodeApprovalRequired, "")
-	if n := fx.hits.Load(); n != 0 {
-		t.Errorf("fetched without approval: %d requests", n)
+	runner := func(p *Policy, ap Approver) *Runner {
+		return NewRunner(reg, &Env{Limits: Limits{HTTP: fx.policy(true)}}, &RunnerOptions{Allowed: []string{"http_fetch"}, Policy: p, Approver: ap})
 	}
+	// Nobody to ask: an allowlisted GET still runs.
+	wantOK(t, fetchCall(t, runner(nil, nil), map[string]string{"url": fx.origin + "/"}))
+	if n := fx.hits.Load(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+	ci := DefaultPolicy(ProfileCI)
+	wantErr(t, fetchCall(t, runner(ci, nil), map[string]string{"url": fx.origin + "/"}), CodeHostNotAllowed, "")
+	asking := DefaultPolicy(ProfileEditor)
+	r, _ := ParseRule("http_fetch", Ask, "user")
+	asking.Rules = []Rule{r}
+	wantErr(t, fetchCall(t, runner(asking, nil), map[string]string{"url": fx.origin + "/"}), CodeApprovalRequired, "")
 	ap := &fetchApprover{}
-	wantOK(t, fetchCall(t, fetchRunner(fx.policy(true), ap), map[string]string{"url": fx.origin + "/x#y"}))
+	wantOK(t, fetchCall(t, runner(asking, ap), map[string]string{"url": fx.origin + "/x#y"}))
 	if req := ap.last.Load(); req == nil || req.Preview != "GET "+fx.origin+"/x" || req.Risk != RiskNetwork {
 		t.Errorf("approval request %+v", req)
+	}
+	if n := fx.hits.Load(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
 	}
 }

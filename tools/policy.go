@@ -113,9 +113,13 @@ type Policy struct {
 	HTTP *netguard.Policy
 	// ShellRules extend the shell analyser's table; CommandTimeout caps
 	// run_command; CommandNetwork lets commands use the network.
-	ShellRules     []shell.CommandRule
-	CommandTimeout time.Duration
-	CommandNetwork bool
+	ShellRules []shell.CommandRule
+	// ProjectShellRules are the project file's shell rules (ask and deny
+	// only), which may only make a command's decision stricter: they are
+	// weighed apart from the user's, never instead of them (T20).
+	ProjectShellRules []shell.CommandRule
+	CommandTimeout    time.Duration
+	CommandNetwork    bool
 	// ApprovalTimeout bounds each question to the user (T15): commands,
 	// file changes and human_confirm alike ([Policy.QuestionTimeout]).
 	ApprovalTimeout time.Duration
@@ -139,7 +143,8 @@ func DefaultPolicy(profile string) *Policy {
 // Apply copies the policy's tool settings into env.Limits, and the user's
 // home directory into env.Home when it is unset.
 func (p *Policy) Apply(env *Env) {
-	env.Limits = Limits{HTTP: p.HTTP, ShellRules: p.ShellRules, CommandTimeout: p.CommandTimeout, CommandNetwork: p.CommandNetwork}
+	env.Limits = Limits{HTTP: p.HTTP, ShellRules: p.ShellRules, ProjectShellRules: p.ProjectShellRules,
+		CommandTimeout: p.CommandTimeout, CommandNetwork: p.CommandNetwork}
 	if env.Home == "" {
 		env.Home, _ = os.UserHomeDir()
 	}
@@ -159,15 +164,35 @@ func (p *Policy) QuestionTimeout() time.Duration {
 // Decide combines the tool's own verdict with the rules: the tool's deny is
 // final; then any matching deny rule, then any ask rule, then an allow rule
 // (which may lift the tool's ask), then the risk default — never below the
-// tool's own verdict. It returns the decision and the rule that made it.
+// tool's own verdict. Rules from the project file only narrow (T20): they
+// are weighed after the user's and the defaults, and their deny and ask
+// count only where they are stricter; a project allow rule counts for
+// nothing. A control-file verdict (E15, [Verdict.Control]) is never lifted
+// to allow. It returns the decision and the rule that made it.
 func (p *Policy) Decide(t *Tool, c *Verdict) (Decision, string) {
 	if c.Decision == Deny {
 		return Deny, c.Rule
 	}
+	d, rule := p.decideUser(t, c)
+	if pd, prule := p.decideProject(t, c); pd != "" && stricter(pd, d) {
+		d, rule = pd, prule
+	}
+	if c.Control && d == Allow {
+		d, rule = Ask, c.Rule
+		if rule == "" {
+			rule = "path.control_file"
+		}
+	}
+	return d, rule
+}
+
+// decideUser is the decision of the user's rules, the risk defaults and
+// the tool's own verdict.
+func (p *Policy) decideUser(t *Tool, c *Verdict) (Decision, string) {
 	var ask, allow *Rule
 	for i := range p.Rules {
 		r := &p.Rules[i]
-		if !r.matches(t, c.Subject) {
+		if r.Source == "project" || !r.matches(t, c.Subject) {
 			continue
 		}
 		switch r.Decision {
@@ -199,6 +224,23 @@ func (p *Policy) Decide(t *Tool, c *Verdict) (Decision, string) {
 	}
 	if stricter(c.Decision, d) {
 		d, rule = c.Decision, c.Rule
+	}
+	return d, rule
+}
+
+// decideProject is the strictest of the project's matching deny and ask
+// rules, or "" when none matches.
+func (p *Policy) decideProject(t *Tool, c *Verdict) (Decision, string) {
+	var d Decision
+	var rule string
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if r.Source != "project" || r.Decision == Allow || !r.matches(t, c.Subject) {
+			continue
+		}
+		if d == "" || stricter(r.Decision, d) {
+			d, rule = r.Decision, "policy: "+r.Text
+		}
 	}
 	return d, rule
 }

@@ -1,14 +1,15 @@
 package tools
 
 import (
-	"bytes"
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
-	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/sandbox/shell"
 )
@@ -57,15 +58,23 @@ type httpJSON struct {
 
 // LoadPolicy builds the policy of a profile from the built-in defaults, the
 // user's file and the project's file (either may be "" or missing). The
-// project file can add asks and denies; it can never loosen anything: its
-// allow rules and looser risk defaults are skipped with a warning. A rule
-// that does not parse is skipped with a warning and the others apply. A
-// file that is not valid JSON is an error: silently dropping its denies
-// would fail open.
+// project file can only narrow (T20): its deny and ask rules apply, its
+// allow rules, looser risk defaults and settings that would reach further
+// (more hosts, longer timeouts, network for commands) are skipped with a
+// warning, and its http.allow list narrows the user's to their
+// intersection. A rule that does not parse is skipped with a warning and
+// the others apply. A file that is not valid JSON is an error: silently
+// dropping its denies would fail open.
+//
+// The project file is untrusted input: projectFile is <root>/.agentls/policy.json
+// (see [ProjectPolicyFile]) and is read confined to <root> with
+// [ReadConfigFile], so a symlink out of the workspace, a FIFO, a device
+// or a huge file is an error that never quotes the content. The user's
+// file may be a symlink anywhere, but is read the same careful way.
 func LoadPolicy(profile, userFile, projectFile string) (*Policy, error) {
 	p := DefaultPolicy(profile)
 	for _, f := range []struct{ path, source string }{{userFile, "user"}, {projectFile, "project"}} {
-		pj, err := readPolicyFile(f.path)
+		pj, err := readPolicyFile(f.path, f.source == "project")
 		if err != nil {
 			return nil, err
 		}
@@ -80,22 +89,26 @@ func LoadPolicy(profile, userFile, projectFile string) (*Policy, error) {
 	return p, nil
 }
 
-func readPolicyFile(path string) (*policyJSON, error) {
-	if path == "" {
+func readPolicyFile(name string, project bool) (*policyJSON, error) {
+	if name == "" {
 		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %v", path, err)
 	}
 	var pj policyJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&pj); err != nil {
-		return nil, fmt.Errorf("policy %s: %v", path, err)
+	var err error
+	if project {
+		dir := filepath.Dir(name)
+		err = ReadConfigFile(filepath.Dir(dir), filepath.Base(dir)+"/"+filepath.Base(name), 0, &pj)
+	} else {
+		var data []byte
+		if data, err = sandbox.ReadRegularFile(name, 0); err == nil {
+			err = DecodeConfig(data, &pj)
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	return &pj, nil
 }
@@ -157,7 +170,11 @@ func (p *Policy) mergeShell(timeout int, network bool, rules []shell.CommandRule
 	project := source == "project"
 	if timeout > 0 {
 		d := time.Duration(timeout) * time.Second
-		if project && p.CommandTimeout > 0 && d > p.CommandTimeout {
+		limit := p.CommandTimeout
+		if limit <= 0 {
+			limit = DefaultCommandTimeout
+		}
+		if project && d > limit {
 			warn("shell.timeout_seconds ignored: a project policy cannot lengthen it")
 		} else {
 			p.CommandTimeout = d
@@ -175,15 +192,23 @@ func (p *Policy) mergeShell(timeout int, network bool, rules []shell.CommandRule
 			warn("shell command rule without a name skipped")
 			continue
 		}
-		if project && (r.Decision == "allow" || (r.Decision != "ask" && r.Decision != "deny")) {
+		if !project {
+			p.ShellRules = append(p.ShellRules, r)
+			continue
+		}
+		if r.Decision != Ask && r.Decision != Deny {
 			warn("shell command rule %q ignored: a project policy can only add asks and denies", r.Name)
 			continue
 		}
-		p.ShellRules = append(p.ShellRules, r)
+		p.ProjectShellRules = append(p.ProjectShellRules, r)
 	}
 }
 
 func (p *Policy) mergeHTTP(h *httpJSON, project bool, warn func(string, ...any)) {
+	if project {
+		p.mergeProjectHTTP(h, warn)
+		return
+	}
 	if p.HTTP == nil {
 		p.HTTP = &netguard.Policy{}
 	}
@@ -191,10 +216,6 @@ func (p *Policy) mergeHTTP(h *httpJSON, project bool, warn func(string, ...any))
 	hp.Allow = append(hp.Allow, h.Allow...)
 	if err := hp.Validate(); err != nil {
 		warn("http.allow: %v", err)
-	}
-	if project && (len(h.Methods) > 0 || h.AllowHTTP || len(h.AllowAddrs) > 0 || len(h.Headers) > 0 || h.MaxBytes > 0 || h.TimeoutS > 0) {
-		warn("http settings other than allow ignored: a project policy can only name hosts (each fetch is still asked)")
-		return
 	}
 	if len(h.Methods) > 0 {
 		hp.Methods = h.Methods
@@ -216,5 +237,48 @@ func (p *Policy) mergeHTTP(h *httpJSON, project bool, warn func(string, ...any))
 	}
 	if h.TimeoutS > 0 {
 		hp.Timeout = time.Duration(h.TimeoutS) * time.Second
+	}
+}
+
+// Defaults of netguard.Policy when MaxBytes and Timeout are zero, which a
+// project may lower but not raise.
+const (
+	netDefaultMaxBytes = 2 << 20
+	netDefaultTimeout  = 30 * time.Second
+)
+
+// mergeProjectHTTP applies a project's "http" section, which may only
+// narrow (T20): its allow list restricts the user's to the intersection
+// (a host only the project lists stays refused), smaller max_bytes and
+// timeout_seconds apply, and everything that would reach further is
+// skipped with a warning. Without a user allowlist the network stays off.
+func (p *Policy) mergeProjectHTTP(h *httpJSON, warn func(string, ...any)) {
+	if p.HTTP == nil {
+		warn("http ignored: the user's policy allows no network, and a project policy cannot turn it on")
+		return
+	}
+	hp := p.HTTP
+	if len(h.Allow) > 0 {
+		hp.Restrict = append(hp.Restrict, h.Allow...)
+		if err := hp.Validate(); err != nil {
+			warn("http.allow: %v", err)
+		}
+	}
+	if len(h.Methods) > 0 || h.AllowHTTP || len(h.AllowAddrs) > 0 || len(h.Headers) > 0 {
+		warn("http methods, allow_http, allow_addrs and headers ignored: a project policy can only narrow the user's allowlist")
+	}
+	if h.MaxBytes > 0 {
+		if cur := cmp.Or(hp.MaxBytes, netDefaultMaxBytes); h.MaxBytes < cur {
+			hp.MaxBytes = h.MaxBytes
+		} else {
+			warn("http.max_bytes ignored: a project policy cannot raise it")
+		}
+	}
+	if h.TimeoutS > 0 {
+		if d := time.Duration(h.TimeoutS) * time.Second; d < cmp.Or(hp.Timeout, netDefaultTimeout) {
+			hp.Timeout = d
+		} else {
+			warn("http.timeout_seconds ignored: a project policy cannot lengthen it")
+		}
 	}
 }

@@ -48,7 +48,7 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Verdict
 		return denyArgs("arguments do not fit the tool"), nil
 	}
 	sp := &shell.Policy{Root: env.Root, Extra: env.Limits.ShellRules, Home: env.Home}
-	v := sp.Analyze(a.Command)
+	v := narrowByProject(env, a.Command, sp.Analyze(a.Command))
 	c := &Verdict{Decision: v.Decision, Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
 	if v.Command != "" && v.Command != c.Subject {
 		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, cut(v.Command, 200))

@@ -182,7 +182,7 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 	// T5: policy rules and defaults.
 	p := prepared{tool: t, args: raw}
 	d, rule := r.opts.Policy.Decide(t, c)
-	p.verdict = Verdict{Decision: d, Rule: rule, Subject: c.Subject, Preview: c.Preview, Reason: c.Reason}
+	p.verdict = Verdict{Decision: d, Rule: rule, Subject: c.Subject, Preview: c.Preview, Reason: c.Reason, Control: c.Control}
 	if d != Deny {
 		return p
 	}
@@ -221,8 +221,9 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 	t := p.tool
 	env := *r.env // this call's copy: the run's approvals and this verdict
 	env.approvals = r.ask
+	env.control = p.verdict.Control
 	switch {
-	case p.verdict.Decision == Allow:
+	case p.verdict.Decision == Allow && !p.verdict.Control:
 		rec.ApprovedBy = "policy"
 		env.preapproved = t.Risk == RiskWrite
 	case t.Risk == RiskWrite:

@@ -51,6 +51,7 @@ type searcher struct {
 	files   int
 	more    bool // a match past the limit exists
 	stopped bool // the file limit was hit
+	secrets int  // secret-looking files the walk did not open
 }
 
 func runSearch(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
@@ -100,7 +101,12 @@ func runSearch(ctx context.Context, env *Env, raw json.RawMessage) (Result, erro
 }
 
 func (s *searcher) result() string {
-	if s.matches == 0 && !s.stopped {
+	if s.secrets > 0 {
+		// Issue 10 item 14: a directory search does not read what read_file
+		// would ask about; searching such a file by its path asks.
+		fmt.Fprintf(&s.out, "(%d files that may hold credentials were not searched; name one as path to ask the user)\n", s.secrets)
+	}
+	if s.matches == 0 && !s.stopped && s.secrets == 0 {
 		return "no matches"
 	}
 	if s.more {
@@ -138,6 +144,8 @@ func (s *searcher) walk(ctx context.Context, dir string) error {
 					return err
 				}
 			}
+		case t.IsRegular() && sandbox.IsSecretPath(rel):
+			s.secrets++
 		case t.IsRegular():
 			if info, err := e.Info(); err == nil && info.Size() <= searchMaxFileBytes {
 				if err := s.file(ctx, rel, rel); err != nil {
@@ -148,6 +156,10 @@ func (s *searcher) walk(ctx context.Context, dir string) error {
 			target, err := sandbox.ResolvePath(s.env.Root, rel)
 			if err != nil {
 				continue // leads outside the workspace
+			}
+			if sandbox.IsSecretPath(rel) || sandbox.IsSecretPath(target) {
+				s.secrets++
+				continue
 			}
 			if fi, err := s.root.Stat(target); err == nil && fi.Mode().IsRegular() && fi.Size() <= searchMaxFileBytes {
 				if err := s.file(ctx, rel, target); err != nil {

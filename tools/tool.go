@@ -77,6 +77,7 @@ type Env struct {
 	// Set by the Runner on the copy it gives one call.
 	approvals   *approvals // the run's questions to the user; nil outside a Runner
 	preapproved bool       // the policy allowed this write outright
+	control     bool       // the verdict marked a control file (E15)
 }
 
 // Limits are the policy file's settings for what tools may reach while
@@ -87,6 +88,9 @@ type Limits struct {
 	HTTP *netguard.Policy
 	// ShellRules extend the shell analyser's command table.
 	ShellRules []shell.CommandRule
+	// ProjectShellRules are the project's ask and deny rules for commands,
+	// applied only where they are stricter ([Policy.ProjectShellRules]).
+	ProjectShellRules []shell.CommandRule
 	// CommandTimeout caps run_command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
 	// CommandNetwork lets run_command use the network.
@@ -115,6 +119,11 @@ type FileChange struct {
 	// the user already because the proposer shows nothing ([DiskProposer]).
 	// False, the zero value, means the user confirms it first (E6).
 	Preapproved bool
+	// Control marks a control file (E15, [Verdict.Control]): the proposer
+	// asks about this change on its own, showing Warning, whatever its
+	// annotations or the policy say. The gateway never preapproves it.
+	Control bool
+	Warning string
 }
 
 // HunkOutcome says whether one hunk of a [FileChange] landed.

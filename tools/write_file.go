@@ -41,8 +41,8 @@ func runWriteFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	if rel == "." {
 		return Fail(CodeInvalidArgs, "path", "the path is the workspace root", "name a file"), nil
 	}
-	if inGitDir(rel) {
-		return gitRefusal(), nil
+	if f := writeRefusal(rel); f != nil {
+		return f.Result(), nil
 	}
 	old, exists, f, err := loadFile(ctx, env, rel)
 	if err != nil {

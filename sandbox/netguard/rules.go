@@ -2,6 +2,7 @@ package netguard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ var defaultMethods = []string{"GET", "HEAD"}
 // configuration loader can warn about them. CheckURL treats them as absent.
 func (p *Policy) Validate() error {
 	var bad []string
-	for _, r := range p.Allow {
+	for _, r := range slices.Concat(p.Allow, p.Restrict) {
 		scheme, host, port, _ := splitRule(r)
 		if _, _, rule, _ := splitAuthority(host+":"+port, scheme); rule != "" ||
 			scheme != "https" && scheme != "http" {
@@ -45,11 +46,12 @@ func (p *Policy) methodAllowed(method string) bool {
 	return false
 }
 
-// matchAllow finds an Allow entry for the checked URL parts. It does not
-// allocate: entries are split on the fly. Reasons do not reveal entries.
-func (p *Policy) matchAllow(scheme, host, port, path string) (rule, reason string) {
+// matchAllow finds an entry of list (Allow or Restrict) for the checked
+// URL parts. It does not allocate: entries are split on the fly. Reasons
+// do not reveal entries.
+func matchAllow(list []string, scheme, host, port, path string) (rule, reason string) {
 	rule, reason = RuleHostNotAllowed, "host not in the allowlist"
-	for _, r := range p.Allow {
+	for _, r := range list {
 		rs, rh, rp, rpath := splitRule(r)
 		rh = strings.TrimSuffix(strings.TrimPrefix(rh, "["), "]")
 		if !strings.EqualFold(rs, scheme) || !strings.EqualFold(rh, host) {

@@ -39,6 +39,10 @@ type Policy struct {
 	// match exactly, case-insensitively; an entry without a scheme means
 	// https. A path without '*' allows itself and what lies below it.
 	Allow []string
+	// Restrict, when not empty, narrows Allow: a URL must match an entry
+	// of Allow and one of Restrict, both in Allow's form. It holds a
+	// project's allowlist, which may only narrow the user's (T20).
+	Restrict []string
 	// Methods allowed; empty means GET and HEAD. CONNECT and TRACE are
 	// never allowed.
 	Methods []string
@@ -148,8 +152,13 @@ func (p *Policy) CheckURL(raw, method string) (*url.URL, error) {
 	if hasDotSegment(path) {
 		return fail(RulePath, "the path has '.' or '..' segments")
 	}
-	if rule, reason := p.matchAllow(scheme, host, port, path); rule != "" {
+	if rule, reason := matchAllow(p.Allow, scheme, host, port, path); rule != "" {
 		return fail(rule, reason)
+	}
+	if len(p.Restrict) > 0 {
+		if rule, reason := matchAllow(p.Restrict, scheme, host, port, path); rule != "" {
+			return fail(rule, reason)
+		}
 	}
 	u.Host = host
 	if strings.IndexByte(host, ':') >= 0 {
