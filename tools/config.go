@@ -58,7 +58,8 @@ func DecodeConfig(data []byte, v any) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Errorf("%w: %s: not valid JSON", ErrConfigSyntax, lineCol(data, syn.Offset))
+		// Offset counts the bytes read, the offending one included.
+		return fmt.Errorf("%w: %s: not valid JSON", ErrConfigSyntax, lineCol(data, syn.Offset-1))
 	case errors.As(err, &typ):
 		return fmt.Errorf("%w: %s: %s must be %s", ErrConfigSyntax, lineCol(data, typ.Offset), fieldName(typ.Field), typ.Type)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

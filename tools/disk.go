@@ -22,6 +22,9 @@ func (*DiskProposer) showsNothing() {}
 
 // Propose implements [EditProposer].
 func (d *DiskProposer) Propose(_ context.Context, ch *FileChange) (*EditOutcome, error) {
+	if _, own := sandbox.IsControlPath(ch.Path); own { // E15, whoever calls
+		return &EditOutcome{Reason: ch.Path + " is one of agentls' own control files"}, nil
+	}
 	root, err := sandbox.OpenRoot(d.Root)
 	if err != nil {
 		return nil, err
