@@ -11,7 +11,8 @@ import (
 )
 
 // approver implements tools.Approver with window/showMessageRequest (E7):
-// Approve / Deny / Always allow in this session. The gateway bounds ctx by
+// Approve / Deny / Always allow in this session (Approve / Deny alone,
+// after the warning, for a control file: E15). The gateway bounds ctx by
 // the policy's approval timeout; no answer by then, an error, a disconnect
 // or an unknown title is a deny.
 type approver struct{ s *Server }
@@ -24,7 +25,13 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 	if req.Preview == "" {
 		msg = fmt.Sprintf("agentls wants to run %s (%s): %s", req.Tool, req.Risk, req.Subject)
 	}
-	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, command.ActionApprove, command.ActionDeny, command.ActionAlwaysAllow) {
+	actions := []string{command.ActionApprove, command.ActionDeny, command.ActionAlwaysAllow}
+	if req.Control {
+		// E15: a control file is asked one by one, with its warning first.
+		msg = req.Warning + "\n\n" + msg
+		actions = actions[:2]
+	}
+	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, actions...) {
 	case command.ActionApprove:
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
 	case command.ActionAlwaysAllow:

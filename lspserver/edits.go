@@ -69,6 +69,11 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 	if rel, err := sandbox.ResolvePath(s.root, ch.Path); err != nil || rel != ch.Path {
 		return refuse("%s is outside the workspace", ch.Path), nil
 	}
+	if control, own := sandbox.IsControlPath(ch.Path); own {
+		return refuse("%s is one of agentls' own control files", ch.Path), nil
+	} else if control && !ch.Control { // E15 whoever built the change
+		ch = &tools.FileChange{Path: ch.Path, Old: ch.Old, New: ch.New, Create: ch.Create, Tool: ch.Tool, Control: true}
+	}
 	u := s.uriFor(ch.Path)
 	doc, open := s.docs.get(u)
 	disk, onDisk := p.ws.disk(ch.Path)
@@ -102,10 +107,16 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 
 	// Clients that cannot show per-hunk confirmation get one question with
 	// the diff first; Neovim, for one, applies edits the moment they arrive.
-	pre := ch.Preapproved
-	if !caps.annotations && !pre {
+	// A control file (E15) is always asked here, one by one with its
+	// warning, whatever annotations the client shows and the policy says.
+	pre := ch.Preapproved && !ch.Control
+	if (!caps.annotations || ch.Control) && !pre {
 		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
-		if p.ask(ctx, protocol.MessageTypeInfo, msg, command.ActionApprove, command.ActionDeny) != command.ActionApprove {
+		typ := protocol.MessageTypeInfo
+		if ch.Control {
+			msg, typ = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning
+		}
+		if p.ask(ctx, typ, msg, command.ActionApprove, command.ActionDeny) != command.ActionApprove {
 			return refuse("the user declined the change to %s", ch.Path), nil
 		}
 	}
@@ -153,4 +164,12 @@ func stale(format string, args ...any) *tools.EditOutcome {
 
 func refuse(format string, args ...any) *tools.EditOutcome {
 	return &tools.EditOutcome{Applied: false, Reason: fmt.Sprintf(format, args...)}
+}
+
+// controlWarning is the warning shown before a change to a control file.
+func controlWarning(ch *tools.FileChange) string {
+	if ch.Warning != "" {
+		return ch.Warning
+	}
+	return tools.ControlWarning
 }

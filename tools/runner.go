@@ -192,8 +192,11 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 		if p.verdict.Code == "" {
 			p.verdict.Code = CodeApprovalDenied
 		}
-		if p.verdict.Code == CodePathOutsideRoot {
+		switch p.verdict.Code {
+		case CodePathOutsideRoot:
 			recovery = "use a path inside the workspace, relative to its root"
+		case CodeProtectedPath:
+			recovery = "leave agentls' policy and configuration to the user; change the project's files only"
 		}
 	} else { // denied by a policy rule or risk default
 		p.verdict.Code, p.verdict.Reason = deniedCode(t.Risk), "denied by policy"
