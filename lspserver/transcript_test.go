@@ -29,6 +29,7 @@ import (
 	"github.com/agentls/agentls/agent/llmtest"
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite the -- server -- section of testdata/sessions/*.txtar")
@@ -39,6 +40,8 @@ var update = flag.Bool("update", false, "rewrite the -- server -- section of tes
 //   - a comment saying what it pins, with requirement IDs (required);
 //   - workspace/<path> files, written to a temporary workspace;
 //   - model: the scripted model turns, llmtest JSON lines (optional);
+//   - policy: the user's policy file (optional; the project's is
+//     workspace/.agentls/policy.json, loaded as in the editor);
 //   - client: the client's JSON-RPC messages, in order ("#" lines are
 //     comments; a JSON string is sent as the body of one frame, verbatim,
 //     to send what is not JSON-RPC);
@@ -115,6 +118,7 @@ type transcript struct {
 	model   llmtest.Script // nil: no model configured
 	client  []json.RawMessage
 	golden  string
+	policy  []byte // the user's policy file; nil: the editor defaults
 }
 
 func loadTranscript(path string) (*transcript, error) {
@@ -145,6 +149,8 @@ func loadTranscript(path string) (*transcript, error) {
 			}
 		case f.Name == "server":
 			tr.golden = string(f.Data)
+		case f.Name == "policy":
+			tr.policy = f.Data
 		default:
 			return nil, fmt.Errorf("unknown section %q", f.Name)
 		}
@@ -230,6 +236,16 @@ func (tr *transcript) run(t *testing.T) string {
 		}
 	}
 	opts := &lspserver.Options{}
+	if tr.policy != nil {
+		// The user's file, and the project's own from the workspace.
+		user := filepath.Join(t.TempDir(), "policy.json")
+		if err := os.WriteFile(user, tr.policy, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts.LoadPolicy = func(root string) (*tools.Policy, error) {
+			return tools.LoadPolicy(tools.ProfileEditor, user, filepath.Join(root, filepath.FromSlash(tools.ProjectPolicyFile)))
+		}
+	}
 	var llm *llmtest.PipeServer
 	if tr.model != nil {
 		llm = llmtest.NewPipeServer(tr.model)
