@@ -243,7 +243,6 @@ func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) 
 	return res, nil
 }
 
-
 func allApplied(hs []HunkOutcome) bool {
 	for _, h := range hs {
 		if !h.Applied {

@@ -62,6 +62,9 @@ func (a cliApprover) Approve(_ context.Context, req *tools.ApprovalRequest) (too
 	if req.Question != "" {
 		what = req.Question
 	}
+	if req.Control {
+		fmt.Fprintf(a.w, "%s\n", req.Warning)
+	}
 	if a.all {
 		fmt.Fprintf(a.w, "approved (--approve=all): %s %s\n", req.Tool, what)
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Text: req.Text}, nil
