@@ -172,7 +172,27 @@ func TestGateway_E15_ControlVerdictIsGeneric(t *testing.T) {
 	if v := r.Vet(t.Context(), "exec_thing", `{}`); v.Decision != Ask || !v.Control {
 		t.Errorf("vet = %+v", v)
 	}
+	if s.allowed("exec_thing", "echo x > .envrc") {
+		t.Error("the session remembered an always for a control file")
+	}
+	// Even an "always" remembered for the same subject (say, before the
+	// analyser knew the file) is not used.
+	s.remember("exec_thing", "echo x > .envrc")
 	nobody := NewRunner(reg, &Env{}, &RunnerOptions{Allowed: []string{"exec_thing"}, Policy: p, Session: s})
 	res, _ := nobody.Call(t.Context(), "exec_thing", `{}`)
 	wantErr(t, res, CodeApprovalRequired, "")
+}
+
+// TestPropose_E15_NeverPreapproved: whatever the verdict said (a symlink
+// swapped after the check), a change whose resolved path is a control
+// file reaches the proposer marked Control and not preapproved.
+func TestPropose_E15_NeverPreapproved(t *testing.T) {
+	edits := &fakeProposer{outcome: &EditOutcome{Applied: true}}
+	env := &Env{Edits: edits, preapproved: true}
+	if _, err := propose(t.Context(), env, &FileChange{Path: ".envrc", New: []byte("x"), Create: true, Tool: "write_file"}); err != nil {
+		t.Fatal(err)
+	}
+	if ch := edits.changes[0]; ch.Preapproved || !ch.Control || ch.Warning != ControlWarning {
+		t.Errorf("change %+v", ch)
+	}
 }
