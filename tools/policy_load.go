@@ -101,14 +101,18 @@ func readPolicyFile(name string, project bool) (*policyJSON, error) {
 	} else {
 		var data []byte
 		if data, err = sandbox.ReadRegularFile(name, 0); err == nil {
-			err = DecodeConfig(data, &pj)
+			if err = DecodeConfig(data, &pj); err != nil {
+				err = fmt.Errorf("%s: %w", name, err)
+			}
 		}
 	}
+	// Every error names the file already: the project's by its
+	// workspace path, the user's by its own.
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("policy %s: %w", name, err)
+		return nil, fmt.Errorf("policy: %w", err)
 	}
 	return &pj, nil
 }
