@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/tools"
 )
 
 // handle answers the server's requests and prints its notifications.
@@ -96,6 +97,12 @@ func (c *client) decide(question string, actions []string) string {
 	}
 	switch c.o.Approve {
 	case ApproveAll:
+		if strings.Contains(question, tools.ControlWarning) {
+			// E15: a change to a file that runs outside the sandbox is
+			// asked one by one, so a blanket yes never answers it.
+			c.out.approval(question, "", "denied: --approve=all never approves control files; use --approve=ask")
+			return ""
+		}
 		c.out.approval(question, approve, "approved (--approve=all)")
 		return approve
 	case ApproveNever:
