@@ -160,9 +160,14 @@ func (p *Policy) QuestionTimeout() time.Duration {
 // final; then any matching deny rule, then any ask rule, then an allow rule
 // (which may lift the tool's ask), then the risk default — never below the
 // tool's own verdict. It returns the decision and the rule that made it.
+// For run_command the rules match each simple command of the line on its
+// own, not the line's text (T19, see decideCommands).
 func (p *Policy) Decide(t *Tool, c *Verdict) (Decision, string) {
 	if c.Decision == Deny {
 		return Deny, c.Rule
+	}
+	if len(c.Commands) > 0 {
+		return p.decideCommands(t, c) // run_command: per simple command (T19)
 	}
 	var ask, allow *Rule
 	for i := range p.Rules {

@@ -138,7 +138,7 @@ func gofmtCmd(a *analyzer, c *call, s *cmdSpec) {
 func cargoCmd(a *analyzer, c *call, s *cmdSpec) {
 	o := parseOpts(c.args(), "pj", "config", "manifest-path", "package", "jobs", "target-dir")
 	if o.has("config", "Z") {
-		a.note(sandbox.Ask, "shell.build", c.disp, "cargo --config can make cargo run programs")
+		a.note(sandbox.Ask, "shell.exec_option", c.disp, "cargo --config can make cargo run programs")
 	}
 	sub := ""
 	if len(o.ops) > 0 {

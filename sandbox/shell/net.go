@@ -74,7 +74,7 @@ func wgetCmd(a *analyzer, c *call, s *cmdSpec) {
 		case "i", "input-file", "config":
 			a.access(f.val, accRead, c.disp)
 		case "e", "execute":
-			a.note(sandbox.Ask, "shell.network", c.disp, "wget -e runs wgetrc commands")
+			a.note(sandbox.Ask, "shell.exec_option", c.disp, "wget -e runs wgetrc commands")
 		}
 	}
 	a.note(s.dec, s.rule, c.disp, s.reason)
@@ -149,7 +149,7 @@ func netCopyCmd(a *analyzer, c *call, s *cmdSpec) {
 		}
 	}
 	if o.has("rsync-path") {
-		a.note(sandbox.Ask, "shell.network", c.disp, "runs a command on the remote host")
+		a.note(sandbox.Ask, "shell.exec_option", c.disp, "runs a command on the remote host")
 	}
 	ops := o.ops
 	if len(ops) == 0 {

@@ -112,6 +112,8 @@ var ruleExamples = map[string]struct {
 	"shell.go_mod":               {sandbox.Ask, []string{"go mod tidy"}},
 	"shell.go_run":               {sandbox.Ask, []string{"go run .", "go generate ./..."}},
 	"shell.go_other":             {sandbox.Ask, []string{"go clean -cache"}},
+	"shell.exec_option":          {sandbox.Ask, []string{"sort --compress-program=gzip -S 1 README.md", "cargo --config x=1 build", "wget -e robots=off https://x", "rsync --rsync-path='sudo rsync' a h:b"}},
+	"shell.other_user":           {sandbox.Ask, []string{"ionice -u 1000 ls"}},
 	"shell.user_rule":            {sandbox.Allow, []string{"make test"}}, // with the Extra rule below
 }
 

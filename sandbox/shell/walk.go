@@ -36,6 +36,10 @@ type analyzer struct {
 	pcache            *[8]classified
 	pn, pi            int       // entries used in pcache; next slot to fill
 	cwd0              [1]string // the first working directory
+	parts             []part    // the simple commands found (see commands.go)
+	syntax            part      // decisions that belong to no command
+	cur               int       // index+1 of the current part; 0 the syntax entry, -1 none
+	quiet             int       // > 0 while a decision is tried and replaced: nothing is recorded
 }
 
 // linkRec is a link created by the command: pathKey of the link, and the

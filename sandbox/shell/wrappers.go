@@ -100,7 +100,7 @@ func (a *analyzer) wrapOpt(name, val, outs string, c *call) {
 		k, v, _ := strings.Cut(val, "=")
 		a.checkEnv(k, v, true)
 	case name == "u" || name == "user":
-		a.note(sandbox.Ask, "shell.wrapper", c.disp, "runs a command as another user")
+		a.note(sandbox.Ask, "shell.other_user", c.disp, "runs a command as another user")
 	}
 }
 
