@@ -120,3 +120,29 @@ func TestPolicy_T19_RulesStillDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCommand_E15_ControlWrites: a command line that writes an E15
+// control file is flagged Control for the gateway, and an allow rule
+// naming the command does not lift it; writing .agentls/** is denied.
+func TestRunCommand_E15_ControlWrites(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Root: root}
+	for cmd, want := range map[string]bool{"echo x > .vscode/tasks.json": true, "cp a .envrc": true,
+		"echo x > notes.txt": false, "ls": false} {
+		raw, _ := json.Marshal(map[string]string{"command": cmd})
+		v, _ := checkRunCommand(context.Background(), env, raw)
+		if v.Control != want {
+			t.Errorf("%q: Control = %v, want %v", cmd, v.Control, want)
+		}
+	}
+	p := policyWith(t, ProfileEditor, "allow", "run_command(cp *)", "allow", "run_command(echo *)")
+	for cmd, want := range map[string]Decision{"cp a .envrc": Ask, "cp a b": Allow,
+		"echo x > .vscode/tasks.json": Ask, "cp a .agentls/policy.json": Deny} {
+		if got, rule := decideCommand(t, p, cmd); got != want {
+			t.Errorf("%q = %s (%s), want %s", cmd, got, rule, want)
+		}
+	}
+}

@@ -62,6 +62,14 @@ type Verdict struct {
 	// command (KindSyntax): a policy combines rules per command (T19).
 	// Decision is always the strictest of their decisions.
 	Simple []Command
+	// ControlPaths are the editor, shell and VCS control files of E15
+	// (.vscode/**, .git/**, .envrc, …; workspace-relative, resolved) that
+	// the command writes, deletes or changes as far as the analysis sees:
+	// such a command is asked one by one with a warning that the file
+	// runs code outside the sandbox, and no rule or "always" answer may
+	// approve it in advance. Writes to agentls' own .agentls/** are
+	// denied instead (rule shell.protected_path).
+	ControlPaths []string
 }
 
 // CommandRule is a declarative rule for one command, as a user writes it
@@ -122,7 +130,8 @@ func (p *Policy) analyze(cmd string) Verdict {
 		b = verdict{dec: sandbox.Allow, rule: "shell.empty", reason: "nothing to run"}
 	}
 	v := Verdict{Decision: b.dec, Rule: b.rule, Command: clip(b.cmd),
-		Reason: b.reason, Commands: a.cmds, Simple: a.commands()}
+		Reason: b.reason, Commands: a.cmds, Simple: a.commands(),
+		ControlPaths: a.control}
 	a.release()
 	return v
 }

@@ -113,6 +113,8 @@ var ruleExamples = map[string]struct {
 	"shell.go_run":               {sandbox.Ask, []string{"go run .", "go generate ./..."}},
 	"shell.go_other":             {sandbox.Ask, []string{"go clean -cache"}},
 	"shell.exec_option":          {sandbox.Ask, []string{"sort --compress-program=gzip -S 1 README.md", "cargo --config x=1 build", "wget -e robots=off https://x", "rsync --rsync-path='sudo rsync' a h:b"}},
+	"shell.control_file":         {sandbox.Ask, []string{"echo x > .vscode/tasks.json", "cp a .envrc", "rm -rf .git", "sed -i s/a/b/ .gitattributes"}},
+	"shell.protected_path":       {sandbox.Deny, []string{"echo '{}' > .agentls/policy.json", "rm -rf .agentls", "mv x .agentls/policy.json"}},
 	"shell.other_user":           {sandbox.Ask, []string{"ionice -u 1000 ls"}},
 	"shell.user_rule":            {sandbox.Allow, []string{"make test"}}, // with the Extra rule below
 }

@@ -40,6 +40,7 @@ type analyzer struct {
 	syntax            part      // decisions that belong to no command
 	cur               int       // index+1 of the current part; 0 the syntax entry, -1 none
 	quiet             int       // > 0 while a decision is tried and replaced: nothing is recorded
+	control           []string  // control files (E15) the command writes, workspace-relative
 }
 
 // linkRec is a link created by the command: pathKey of the link, and the
