@@ -244,6 +244,9 @@ func (a *analyzer) dispatch(c *call) {
 	if spec.net && (a.secretFlow || c.io.secretIn) {
 		a.note(sandbox.Deny, "shell.exfiltration", c.disp, "sends secret data over the network")
 	}
+	if spec.net && a.repoOnStdin(c) && sendsStdin(c) {
+		a.note(sandbox.Deny, "shell.exfiltration", c.disp, "pipes workspace content to the network")
+	}
 	if spec.check != nil {
 		v := a.probe(func() { spec.check(a, c, spec) })
 		if v.set { // each command has its own decisions recorded already

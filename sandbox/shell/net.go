@@ -106,19 +106,6 @@ func socatCmd(a *analyzer, c *call, s *cmdSpec) {
 	a.note(s.dec, s.rule, c.disp, s.reason)
 }
 
-// sshCmd analyses the local commands ssh options run (ProxyCommand,
-// LocalCommand, KnownHostsCommand); the remote command asks as network.
-func sshCmd(a *analyzer, c *call, s *cmdSpec) {
-	o := parseOpts(c.args(), "BbcDEeFIiJLlmOopQRSWw")
-	for _, f := range o.vals("o") {
-		a.sshOption(f, c)
-	}
-	for _, f := range o.vals("E") {
-		a.access(f, accWrite, c.disp)
-	}
-	a.note(s.dec, s.rule, c.disp, s.reason)
-}
-
 func (a *analyzer) sshOption(f field, c *call) {
 	key, val, ok := strings.Cut(strings.TrimSpace(f.s), "=")
 	if k, v, ok2 := strings.Cut(strings.TrimSpace(f.s), " "); ok2 && (!ok || len(k) < len(key)) {

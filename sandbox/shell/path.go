@@ -82,6 +82,9 @@ func (a *analyzer) access1(pi pathInfo, acc access, cmd string) {
 	if acc == accRead && a.secretAt(pi) {
 		a.secretFlow = true
 	}
+	if acc == accRead && pi.kind == pkInside {
+		a.repoFlow = true
+	}
 }
 
 // classify resolves an expanded word against a working directory (an
@@ -236,6 +239,8 @@ func decidePath(pi pathInfo, acc access) (sandbox.Decision, string, string) {
 			return sandbox.Deny, "shell.persistence", "writes a shell startup file, credential, hook, scheduler or system configuration"
 		case systemPath(abs):
 			return sandbox.Deny, "shell.write_system", "writes a system directory"
+		case pi.home:
+			return sandbox.Deny, "shell.write_home", "writes or moves files in a home directory, outside the workspace"
 		}
 		return sandbox.Ask, "shell.write_outside", "writes outside the workspace"
 	case accDelete:

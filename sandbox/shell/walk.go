@@ -23,6 +23,7 @@ type analyzer struct {
 	st                state
 	inSubst, inPipe   int  // nesting of substitutions and pipelines
 	secretFlow        bool // a secret was read earlier in this pipeline or statement
+	repoFlow          bool // a workspace file was read earlier in this pipeline or statement
 	secretVar         bool // the current command expands a secret-looking variable
 	echoed            []string
 	echoedOK          bool              // echoed holds the static words the last command echoed
@@ -59,6 +60,7 @@ type state struct {
 // ioCtx describes the standard input of a command.
 type ioCtx struct {
 	pipeIn    bool   // stdin is a previous pipeline stage or feeds a >(…) substitution
+	repoIn    bool   // what comes in on stdin may hold workspace content
 	pipeDisp  string // the stages before, for messages
 	pipeWords []string
 	pipeKnown bool   // pipeWords are the exact words on stdin (echo … | xargs)
@@ -80,13 +82,16 @@ func (a *analyzer) stmts(ss []*syntax.Stmt, io ioCtx) {
 			return
 		}
 		if a.inSubst == 0 && a.inPipe == 0 {
-			a.secretFlow = false
+			a.secretFlow, a.repoFlow = false, false
 		}
 		a.stmt(s, io)
 	}
 }
 
 func (a *analyzer) stmt(s *syntax.Stmt, io ioCtx) {
+	if s.Background {
+		a.note(sandbox.Ask, "shell.background", "… &", "runs a job in the background, which keeps running after the command line ends")
+	}
 	if c, ok := s.Cmd.(*syntax.CallExpr); ok {
 		a.call(c, s.Redirs, io)
 		return
@@ -173,11 +178,13 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd, io ioCtx) {
 	saved := a.st
 	a.inPipe++
 	disp := ""
+	flow := a.repoFlow
+	a.repoFlow = io.repoIn // stage 0 passes on what the pipeline reads
 	for i, s := range stages {
 		a.st = saved
 		sio := io
 		if i > 0 {
-			sio = ioCtx{pipeIn: true, pipeDisp: disp, pipeWords: a.echoed, pipeKnown: a.echoedOK}
+			sio = ioCtx{pipeIn: true, repoIn: a.repoFlow, pipeDisp: disp, pipeWords: a.echoed, pipeKnown: a.echoedOK}
 		}
 		a.echoed, a.echoedOK = nil, false
 		n := len(a.cmds)
@@ -194,6 +201,7 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd, io ioCtx) {
 	}
 	a.inPipe--
 	a.st = saved
+	a.repoFlow = a.repoFlow || flow
 }
 
 func (a *analyzer) ifClause(c *syntax.IfClause, io ioCtx) {
@@ -297,7 +305,7 @@ func (a *analyzer) substs(node syntax.Node, args bool, who string) {
 			a.subshell(n.Stmts, ioCtx{})
 			return false
 		case *syntax.ProcSubst:
-			a.subshell(n.Stmts, ioCtx{pipeIn: n.Op == syntax.CmdOut, pipeDisp: "…"})
+			a.subshell(n.Stmts, ioCtx{pipeIn: n.Op == syntax.CmdOut, repoIn: n.Op == syntax.CmdOut, pipeDisp: "…"})
 			return false
 		case *syntax.ParamExp:
 			if n.Param != nil && n.Param.Value == "IFS" {
