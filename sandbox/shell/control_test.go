@@ -98,3 +98,21 @@ func TestIsControlPath_E15(t *testing.T) {
 		}
 	}
 }
+
+// TestShellPolicy_T4_DotDotAfterSymlink: ".." after a symlink in a path
+// operand is resolved by the kernel from the link's target, so the
+// analyser does not clean it lexically into a workspace path: reading
+// there asks, and a write into a control file behind it is not a plain
+// workspace write.
+func TestShellPolicy_T4_DotDotAfterSymlink(t *testing.T) {
+	p, fx := shellFixture(t)
+	if err := os.Symlink(fx.Outside+"/sub", filepath.Join(fx.Root, "o")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("docs/sub", filepath.Join(fx.Root, "deep")); err != nil {
+		t.Fatal(err)
+	}
+	checkShell(t, p, sandbox.Ask, "cat o/../secret.txt", "cat deep/../README.md", "cd deep && cat ../README.md",
+		"echo x > o/../x", "grep -r x o/../")
+	checkShell(t, p, sandbox.Allow, "cat src/../README.md", "cat docs/sub/../../README.md", "ls deep")
+}

@@ -155,6 +155,7 @@ func homeInfo(t string, partial bool) pathInfo {
 
 func (a *analyzer) absInfo(s string, partial bool) pathInfo {
 	trailing := strings.HasSuffix(s, "/")
+	raw := s
 	s = path.Clean(s)
 	if partial && !trailing {
 		s = path.Dir(s)
@@ -162,6 +163,9 @@ func (a *analyzer) absInfo(s string, partial bool) pathInfo {
 	if a.root != "" && within(a.root, s) {
 		if partial {
 			return pathInfo{kind: pkUnknown}
+		}
+		if sandbox.DotDotAfterSymlink("/", raw) { // T4: the kernel goes up from the link's target
+			return pathInfo{kind: pkOutside, abs: s, link: true}
 		}
 		rel, err := sandbox.ResolveWithin(a.root, s)
 		if err == nil {
