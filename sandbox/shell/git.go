@@ -26,6 +26,7 @@ func gitCmd(a *analyzer, c *call, s *cmdSpec) {
 	a.repoFlow = true // what git prints or writes to stdout comes from the repository
 	saved := a.st
 	defer func() { a.st = saved }()
+	gitDir := ""
 	i := 0
 scan:
 	for ; i < len(args); i++ {
@@ -58,6 +59,9 @@ scan:
 				val = args[i].s
 			}
 			a.access(field{s: val}, accRead, c.disp)
+			if name == "--git-dir" {
+				gitDir = val
+			}
 		case name == "--exec-path" && hasVal:
 			a.note(sandbox.Ask, "shell.git_exec_path", c.disp, "--exec-path makes git run programs from another directory")
 		case v == "-p" || v == "--paginate":
@@ -92,6 +96,7 @@ scan:
 		a.note(s.dec, "shell.git_read", c.disp, "a read-only git command")
 		a.access(field{s: "."}, accRead, c.disp) // the repository is the working directory
 		a.gitReadArgs(sub, rest, c)
+		a.gitRepoCheck(c, gitDir) // S8: programs the repository's configuration names
 	case sub == "config":
 		a.gitConfigCmd(rest, c)
 	case sub == "clone" || sub == "fetch" || sub == "pull" || sub == "push" || sub == "ls-remote" || sub == "archive":

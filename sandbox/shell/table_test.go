@@ -129,6 +129,7 @@ var shadowedRules = map[string]string{
 	"shell.unsupported_syntax": "syntax the parser accepts only outside bash mode",
 	"shell.outside":            "fallback after every access kind",
 	"shell.function_call":      "shell.function_definition is always noted first",
+	"shell.git_repo_program":   "needs a repository that configures programs: TestShellPolicy_S8_RepoPrograms",
 }
 
 func TestShellPolicy_RuleExamples(t *testing.T) {

@@ -35,13 +35,14 @@ type analyzer struct {
 	writes            []field  // write targets of the last redirections
 	tainted           []string // pathKeys of files the command filled with secrets
 	pcache            *[8]classified
-	pn, pi            int       // entries used in pcache; next slot to fill
-	cwd0              [1]string // the first working directory
-	parts             []part    // the simple commands found (see commands.go)
-	syntax            part      // decisions that belong to no command
-	cur               int       // index+1 of the current part; 0 the syntax entry, -1 none
-	quiet             int       // > 0 while a decision is tried and replaced: nothing is recorded
-	control           []string  // control files (E15) the command writes, workspace-relative
+	pn, pi            int               // entries used in pcache; next slot to fill
+	cwd0              [1]string         // the first working directory
+	parts             []part            // the simple commands found (see commands.go)
+	syntax            part              // decisions that belong to no command
+	cur               int               // index+1 of the current part; 0 the syntax entry, -1 none
+	quiet             int               // > 0 while a decision is tried and replaced: nothing is recorded
+	control           []string          // control files (E15) the command writes, workspace-relative
+	gitRepos          map[string]string // working directory → program its repository configures (gitrepo.go)
 }
 
 // linkRec is a link created by the command: pathKey of the link, and the
