@@ -78,13 +78,32 @@ var liftableRules = map[string]bool{
 	"shell.wrapper": true, "shell.user_rule": true,
 }
 
+// partMark is what closePart needs to restore the command before.
+type partMark struct {
+	prev     int
+	captured bool
+}
+
+// capture collects, while a user's command rule decides instead of the
+// table, the decisions that rule cannot lift: the fixed ones of the
+// command itself and every decision about the commands nested in it.
+type capture struct {
+	v      verdict
+	nested int
+}
+
 // openPart starts recording a command and makes it the current one; the
 // caller restores the previous one with closePart.
-func (a *analyzer) openPart(kind Kind, argv []field, text string) (prev int) {
-	prev = a.cur
+func (a *analyzer) openPart(kind Kind, argv []field, text string) partMark {
+	m := partMark{prev: a.cur}
+	if a.capt != nil && a.probing == 0 {
+		a.capt.nested++
+		m.captured = true
+		return m
+	}
 	if a.probing > 0 || a.quiet > 0 || len(a.parts) >= maxParts {
 		a.cur = -1 // recorded in the syntax entry (or not at all while probing)
-		return prev
+		return m
 	}
 	p := part{kind: kind, text: text}
 	for _, f := range argv {
@@ -92,10 +111,15 @@ func (a *analyzer) openPart(kind Kind, argv []field, text string) (prev int) {
 	}
 	a.parts = append(a.parts, p)
 	a.cur = len(a.parts)
-	return prev
+	return m
 }
 
-func (a *analyzer) closePart(prev int) { a.cur = prev }
+func (a *analyzer) closePart(m partMark) {
+	if m.captured {
+		a.capt.nested--
+	}
+	a.cur = m.prev
+}
 
 // nameCurrent sets the words of the current command once they are known
 // (a declaration's are only after its assignments were analysed).
@@ -108,6 +132,12 @@ func (a *analyzer) nameCurrent(argv []string, text string) {
 // record notes a decision on the current command (or the syntax entry).
 func (a *analyzer) record(v verdict, lift bool) {
 	if a.probing > 0 || a.quiet > 0 {
+		return
+	}
+	if c := a.capt; c != nil {
+		if (!lift || c.nested > 0) && (!c.v.set || v.dec.Stricter(c.v.dec)) {
+			c.v = v
+		}
 		return
 	}
 	p := &a.syntax

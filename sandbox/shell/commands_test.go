@@ -78,3 +78,18 @@ func TestShellPolicy_T19_SimpleInvariants(t *testing.T) {
 		checkSimple(t, cmd, p.Analyze(cmd))
 	}
 }
+
+// TestShellPolicy_T19_CommandRules: a user's command rule from the policy
+// file ("commands") decides for the command it names instead of the
+// table, but not for what that command's flags run or the commands it
+// wraps; before the fix {go test: allow} allowed go test -exec, and
+// {timeout: allow} allowed timeout 5 rm -rf src.
+func TestShellPolicy_T19_CommandRules(t *testing.T) {
+	p, _ := shellFixture(t)
+	p.Extra = []CommandRule{{Name: "go", Args: []string{"test"}, Decision: sandbox.Allow},
+		{Name: "timeout", Decision: sandbox.Allow}, {Name: "make", Decision: sandbox.Allow}}
+	checkShell(t, p, sandbox.Allow, "go test ./...", "timeout 5 ls", "make test", "timeout 60 make test")
+	checkShell(t, p, sandbox.Ask, "go test -exec 'sh -c id' ./...", "go test -toolexec x ./...",
+		"timeout 5 rm -rf src", "timeout 5 python3 x.py", "make test > /tmp/out", "make; rm x")
+	checkShell(t, p, sandbox.Deny, "timeout 5 rm -rf ~", "go test ./... | sh")
+}

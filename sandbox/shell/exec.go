@@ -299,9 +299,10 @@ func (a *analyzer) extra(c *call) bool {
 			continue
 		}
 		a.recount++
-		a.quiet++ // the user's rule decides instead of the table
+		saved, capt := a.capt, &capture{} // the user's rule decides instead of the table, but
+		a.capt = capt                     // not for what the command's flags run or wraps
 		builtin := a.probe(func() { a.dispatch(c) })
-		a.quiet--
+		a.capt = saved
 		a.recount--
 		if builtin.dec == sandbox.Deny {
 			a.note(builtin.dec, builtin.rule, builtin.cmd, builtin.reason)
@@ -314,7 +315,11 @@ func (a *analyzer) extra(c *call) bool {
 		if reason == "" {
 			reason = "a rule in the policy file"
 		}
-		a.noteLift(ruleDecision(r.Decision), rule, c.disp, reason, true)
+		dec := ruleDecision(r.Decision)
+		a.noteLift(dec, rule, c.disp, reason, true)
+		if v := capt.v; v.set && v.dec.Stricter(dec) {
+			a.noteLift(v.dec, v.rule, v.cmd, v.reason, false)
+		}
 		return true
 	}
 	return false

@@ -22,7 +22,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, who string, net bool, io ioC
 			}
 		}
 		disp := strings.TrimSpace(who + " " + r.Op.String() + " " + show(target.s))
-		prev := a.openPart(KindRedirect, nil, strings.TrimSpace(r.Op.String()+" "+show(target.s)))
+		mark := a.openPart(KindRedirect, nil, strings.TrimSpace(r.Op.String()+" "+show(target.s)))
 		if r.Word != nil {
 			a.substs(r.Word, true, disp)
 		}
@@ -59,7 +59,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, who string, net bool, io ioC
 				a.recordDownload(target)
 			}
 		}
-		a.closePart(prev)
+		a.closePart(mark)
 	}
 	return io
 }

@@ -40,7 +40,8 @@ type analyzer struct {
 	parts             []part            // the simple commands found (see commands.go)
 	syntax            part              // decisions that belong to no command
 	cur               int               // index+1 of the current part; 0 the syntax entry, -1 none
-	quiet             int               // > 0 while a decision is tried and replaced: nothing is recorded
+	quiet             int               // > 0 while a decision is noted again: nothing is recorded
+	capt              *capture          // set while a user's command rule decides (see commands.go)
 	control           []string          // control files (E15) the command writes, workspace-relative
 	gitRepos          map[string]string // working directory → program its repository configures (gitrepo.go)
 }
