@@ -40,8 +40,11 @@ var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 //
 // p may be relative to root, absolute inside root, or a file:// URI (the
 // only form that is percent-decoded). Plain paths are taken literally: no
-// percent-decoding, no ~ or $VAR expansion, no Unicode normalisation. The
-// path is cleaned lexically, then resolved component by component against
+// percent-decoding, no ~ or $VAR expansion, no Unicode normalisation. A
+// path the model means differently from the system is refused (T4): one
+// starting with ~ or ~user ([RuleHomePath]) and one with ".." after a
+// symlink ([RuleSymlinkDotDot]). The path is cleaned lexically (no ".."
+// left in it follows a symlink), then resolved component by component against
 // the disk: a symlink is followed to its target, which must stay inside
 // root; a dangling symlink's target is checked lexically, because a write
 // would create it. Components that do not exist are accepted, so the
@@ -60,6 +63,9 @@ func ResolvePath(root, p string) (string, error) {
 	}
 	root = filepath.Clean(root)
 	name, rule, reason := literalPath(p)
+	if reason == "" {
+		rule, reason = misspelled(root, p, name)
+	}
 	if reason != "" {
 		return "", fail(rule, reason)
 	}

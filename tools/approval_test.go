@@ -186,6 +186,8 @@ func TestPolicyRefusal_T11(t *testing.T) {
 	}{
 		{sandbox.RuleOutsideRoot, CodePathOutsideRoot, "path"},
 		{sandbox.RuleInvalidPath, CodePathOutsideRoot, "path"},
+		{sandbox.RuleHomePath, CodePathOutsideRoot, "path"},
+		{sandbox.RuleSymlinkDotDot, CodePathOutsideRoot, "path"},
 		{sqlguard.RuleNotReadOnly, CodeSQLNotReadOnly, "path"},
 		{netguard.RuleHostNotAllowed, CodeHostNotAllowed, "path"},
 		{netguard.RuleAddr, CodeHostNotAllowed, "path"},

@@ -1,6 +1,9 @@
 package tools
 
-import "github.com/agentls/agentls/sandbox"
+import (
+	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/shell"
+)
 
 // Decision is an allow / ask / deny verdict: the sandbox's one decision
 // type. Tool checks, policy rules, risk defaults, the audit log and
@@ -48,6 +51,10 @@ type Verdict struct {
 	// Preview describes the effect for the person approving it: a diff,
 	// command and working directory, method and URL, SQL objects.
 	Preview string `json:"-"`
+	// Commands are the simple commands of a run_command line with the
+	// analyser's decision on each; policy rules match them one by one
+	// (T19, [Policy.Decide]). Nil for every other tool.
+	Commands []shell.Command `json:"-"`
 }
 
 // denied returns the deny verdict of a refusal.

@@ -95,6 +95,12 @@ func policyRefusal(pe *sandbox.PolicyError, field string) *ToolError {
 	switch family {
 	case "path":
 		e.Code, e.Recovery = CodePathOutsideRoot, recoverPath
+		switch pe.Rule {
+		case sandbox.RuleHomePath:
+			e.Recovery = "paths are relative to the workspace; ~ is not expanded: give the path from the workspace root (for example src/main.go)"
+		case sandbox.RuleSymlinkDotDot:
+			e.Recovery = `write the path without ".." after a symlink: name the file from the workspace root`
+		}
 	case "sql":
 		e.Code, e.Recovery = CodeSQLNotReadOnly, recoverSQL
 	case "http":

@@ -168,7 +168,9 @@ func (p *Policy) QuestionTimeout() time.Duration {
 // are weighed after the user's and the defaults, and their deny and ask
 // count only where they are stricter; a project allow rule counts for
 // nothing. A control-file verdict (E15, [Verdict.Control]) is never lifted
-// to allow. It returns the decision and the rule that made it.
+// to allow. For run_command the rules match each simple command of the
+// line on its own, not the line's text (T19, see decideCommands). It
+// returns the decision and the rule that made it.
 func (p *Policy) Decide(t *Tool, c *Verdict) (Decision, string) {
 	if c.Decision == Deny {
 		return Deny, c.Rule
@@ -189,6 +191,9 @@ func (p *Policy) Decide(t *Tool, c *Verdict) (Decision, string) {
 // decideUser is the decision of the user's rules, the risk defaults and
 // the tool's own verdict.
 func (p *Policy) decideUser(t *Tool, c *Verdict) (Decision, string) {
+	if len(c.Commands) > 0 {
+		return p.decideCommands(t, c) // run_command: per simple command (T19)
+	}
 	var ask, allow *Rule
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -235,7 +240,7 @@ func (p *Policy) decideProject(t *Tool, c *Verdict) (Decision, string) {
 	var rule string
 	for i := range p.Rules {
 		r := &p.Rules[i]
-		if r.Source != "project" || r.Decision == Allow || !r.matches(t, c.Subject) {
+		if r.Source != "project" || r.Decision == Allow || !r.matchesAny(t, c) {
 			continue
 		}
 		if d == "" || stricter(r.Decision, d) {
@@ -243,4 +248,18 @@ func (p *Policy) decideProject(t *Tool, c *Verdict) (Decision, string) {
 		}
 	}
 	return d, rule
+}
+
+// matchesAny reports whether r matches the call's subject or, for
+// run_command, any one of its simple commands (T19).
+func (r *Rule) matchesAny(t *Tool, c *Verdict) bool {
+	if r.matches(t, c.Subject) {
+		return true
+	}
+	for k := range c.Commands {
+		if cmd := &c.Commands[k]; cmd.Kind == shell.KindCommand && r.matches(t, cmd.Text) {
+			return true
+		}
+	}
+	return false
 }

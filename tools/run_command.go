@@ -49,7 +49,8 @@ func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Verdict
 	}
 	sp := &shell.Policy{Root: env.Root, Extra: env.Limits.ShellRules, Home: env.Home}
 	v := narrowByProject(env, a.Command, sp.Analyze(a.Command))
-	c := &Verdict{Decision: v.Decision, Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason}
+	c := &Verdict{Decision: v.Decision, Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason,
+		Commands: v.Simple, Control: len(v.ControlPaths) > 0}
 	if v.Command != "" && v.Command != c.Subject {
 		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, cut(v.Command, 200))
 	}

@@ -174,7 +174,7 @@ func readCmd(short, out string) func(*analyzer, *call, *cmdSpec) {
 			}
 		}
 		if o.has("compress-program") {
-			a.note(sandbox.Ask, "shell.interpreter", c.disp, "runs a compression program")
+			a.note(sandbox.Ask, "shell.exec_option", c.disp, "runs a compression program")
 		}
 		ops := o.ops
 		if len(ops) == 0 && (c.name == "ls" || c.name == "dir" || c.name == "vdir" || c.name == "du" || c.name == "tree") {

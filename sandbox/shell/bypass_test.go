@@ -33,11 +33,11 @@ var bypassFamilies = []struct {
 	}},
 	{"wrappers-ask", sandbox.Ask, []string{
 		"timeout 5 make", "nice make", "env", "env python x.py", "nohup ./server &", "bash script.sh",
-		"sh ./x.sh", "bash", "command ./x", "chroot /srv ls", "proxychains curl x",
+		"sh ./x.sh", "bash", "command ./x", "proxychains curl x",
 	}},
 	{"wrappers-allow", sandbox.Allow, []string{
 		"timeout 10 go test ./...", "nice -n 10 ls", "env LANG=C ls", "command -v git", "time go build ./...",
-		"bash -c 'ls -la'", "sh -c 'git status && git diff'", "nohup ls", "stdbuf -oL grep -rn x .",
+		"bash -c 'ls -la'", "sh -c 'git status && git diff'", "stdbuf -oL grep -rn x .",
 	}},
 	{"substitutions", sandbox.Deny, []string{
 		"echo $(rm -rf ~)", "echo `rm -rf ~`", `ls "$(rm -rf ~)"`, "cat <(rm -rf ~)", "diff <(ls) <(rm -rf ~)",
@@ -108,7 +108,7 @@ var bypassFamilies = []struct {
 	}},
 	{"redirect-ask", sandbox.Ask, []string{
 		"echo x > /tmp/out", "ls > out.txt", "echo x >> notes.md", "cat < ~/.bashrc", "cat ~/.ssh/id_rsa",
-		"cat .env", "echo x > ~/notes.txt", "ls > $OUT",
+		"cat .env", "ls > $OUT",
 	}},
 	{"redirect-allow", sandbox.Allow, []string{
 		"ls > /dev/null", "ls 2>/dev/null", "ls 2>&1", "go test ./... 2>&1 | tail -20", "cat < README.md",

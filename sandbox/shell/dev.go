@@ -33,8 +33,11 @@ func goCmd(a *analyzer, c *call, s *cmdSpec) {
 		if sub != "version" && sub != "help" && sub != "doc" {
 			a.access(field{s: "."}, accRead, c.disp)
 		}
+		stamps := sub == "build" // VCS stamping runs git status in the repository
 		for _, f := range flags {
 			switch f.name {
+			case "buildvcs":
+				stamps = stamps && f.val.s != "false"
 			case "exec", "toolexec", "vettool", "overlay":
 				a.note(sandbox.Ask, "shell.go_exec", c.disp, "makes go run another program")
 			case "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir":
@@ -49,6 +52,9 @@ func goCmd(a *analyzer, c *call, s *cmdSpec) {
 			if strings.HasPrefix(f.s, "/") || strings.HasPrefix(f.s, mHome) || strings.HasPrefix(f.s, "..") || isDynamic(f.s) {
 				a.access(f, accRead, c.disp)
 			}
+		}
+		if stamps {
+			a.gitRepoCheck(c, "")
 		}
 	case "env":
 		for _, f := range flags {
@@ -138,7 +144,7 @@ func gofmtCmd(a *analyzer, c *call, s *cmdSpec) {
 func cargoCmd(a *analyzer, c *call, s *cmdSpec) {
 	o := parseOpts(c.args(), "pj", "config", "manifest-path", "package", "jobs", "target-dir")
 	if o.has("config", "Z") {
-		a.note(sandbox.Ask, "shell.build", c.disp, "cargo --config can make cargo run programs")
+		a.note(sandbox.Ask, "shell.exec_option", c.disp, "cargo --config can make cargo run programs")
 	}
 	sub := ""
 	if len(o.ops) > 0 {

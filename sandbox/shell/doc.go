@@ -9,8 +9,10 @@
 //
 // It owns the shell parser: it is the only agentls package that may import
 // mvdan.cc/sh. It must never run anything, read the environment or read
-// file contents: it looks only at the symlinks on the paths it resolves
-// and at the directories its globs list. It decides from the parsed
+// file contents: it looks only at the symlinks on the paths it resolves,
+// at the directories its globs list, and at the git configuration of the
+// repository a read-only git command would use, for the programs it
+// names (S8). It decides from the parsed
 // syntax tree, never from the command's text, and it imports no agentls
 // package but the sandbox root.
 package shell

@@ -16,6 +16,7 @@ type call struct {
 	argv []field // argv[0] is the command word
 	io   ioCtx
 	disp string // argv for messages
+	part bool   // the simple command is recorded already (see commands.go)
 }
 
 func (c *call) args() []field { return c.argv[1:] }
@@ -28,15 +29,16 @@ func (c *call) sub(argv []field) *call {
 // call analyses a simple command: its assignments, substitutions,
 // redirections and then the command itself.
 func (a *analyzer) call(c *syntax.CallExpr, redirs []*syntax.Redirect, io ioCtx) {
-	prefix := len(c.Args) > 0
-	for _, as := range c.Assigns {
-		a.assign(as, prefix)
-	}
 	var argv []field
 	for _, w := range c.Args {
 		argv = a.wordFields(w, argv)
 	}
 	disp := display(argv)
+	defer a.closePart(a.openPart(KindCommand, argv, a.assignText(c.Assigns, disp)))
+	prefix := len(c.Args) > 0
+	for _, as := range c.Assigns {
+		a.assign(as, prefix)
+	}
 	a.count(disp)
 	if len(c.Args) > 0 && !isStaticWord(c.Args[0]) {
 		a.note(sandbox.Ask, "shell.dynamic_command", disp, "the command name is computed at run time")
@@ -47,13 +49,7 @@ func (a *analyzer) call(c *syntax.CallExpr, redirs []*syntax.Redirect, io ioCtx)
 	}
 	secretVar := a.secretVar
 	if len(c.Args) == 0 {
-		disp = ""
-		for _, as := range c.Assigns {
-			if as.Name != nil {
-				disp += as.Name.Value + "=" + show(a.wordString(as.Value)) + " "
-			}
-		}
-		disp = strings.TrimSpace(disp)
+		disp = a.assignText(c.Assigns, "")
 	}
 	if disp != "" {
 		a.cmds = append(a.cmds, disp)
@@ -77,7 +73,7 @@ func (a *analyzer) call(c *syntax.CallExpr, redirs []*syntax.Redirect, io ioCtx)
 	flow := a.secretFlow
 	switch {
 	case len(argv) > 0:
-		a.exec(&call{argv: argv, io: io, disp: disp})
+		a.exec(&call{argv: argv, io: io, disp: disp, part: true})
 		if a.secretFlow && !flow || io.secretIn {
 			for _, w := range writes {
 				a.taint(w)
@@ -91,6 +87,22 @@ func (a *analyzer) call(c *syntax.CallExpr, redirs []*syntax.Redirect, io ioCtx)
 	if secretVar {
 		a.secretFlow = true // what it prints may reach a later pipeline stage
 	}
+}
+
+// assignText is a simple command's assignments followed by disp, its
+// argv, as the command is shown and matched by policy rules.
+func (a *analyzer) assignText(as []*syntax.Assign, disp string) string {
+	if len(as) == 0 {
+		return disp
+	}
+	var b strings.Builder
+	for _, x := range as {
+		if x.Name != nil {
+			b.WriteString(x.Name.Value + "=" + show(a.wordString(x.Value)) + " ")
+		}
+	}
+	b.WriteString(disp)
+	return strings.TrimSpace(b.String())
 }
 
 // staticOutput is what echo, or cat fed a here-document, prints when it
@@ -166,6 +178,9 @@ func (a *analyzer) exec(c *call) {
 	if len(c.argv) == 0 {
 		return
 	}
+	if !c.part { // a command a wrapper runs is a command of its own
+		defer a.closePart(a.openPart(KindCommand, c.argv, c.disp))
+	}
 	w := c.argv[0]
 	name := w.s
 	switch {
@@ -229,10 +244,15 @@ func (a *analyzer) dispatch(c *call) {
 	if spec.net && (a.secretFlow || c.io.secretIn) {
 		a.note(sandbox.Deny, "shell.exfiltration", c.disp, "sends secret data over the network")
 	}
+	if spec.net && a.repoOnStdin(c) && sendsStdin(c) {
+		a.note(sandbox.Deny, "shell.exfiltration", c.disp, "pipes workspace content to the network")
+	}
 	if spec.check != nil {
 		v := a.probe(func() { spec.check(a, c, spec) })
-		if v.set {
+		if v.set { // each command has its own decisions recorded already
+			a.quiet++
 			a.note(v.dec, v.rule, v.cmd, v.reason)
+			a.quiet--
 			return
 		}
 	}
@@ -245,8 +265,7 @@ func (a *analyzer) dispatch(c *call) {
 func (a *analyzer) candidates(c *call, names []string) {
 	saved, ncmds, flow, echoed, ok := a.st, len(a.cmds), a.secretFlow, a.echoed, a.echoedOK
 	a.recount++
-	a.probing++
-	defer func() { a.recount--; a.probing-- }()
+	defer func() { a.recount-- }()
 	for _, n := range names {
 		if a.budget <= 0 {
 			a.note(sandbox.Deny, "shell.too_complex", c.disp, "the command needs too much work to analyse")
@@ -258,7 +277,9 @@ func (a *analyzer) candidates(c *call, names []string) {
 		a.budget--
 		cc := *c
 		cc.name = n
+		a.probing++
 		v := a.probe(func() { a.dispatch(&cc) })
+		a.probing--
 		a.st, a.secretFlow, a.echoed, a.echoedOK = saved, flow, echoed, ok
 		if v.dec == sandbox.Deny {
 			a.note(sandbox.Deny, v.rule, c.disp, v.reason+" (the command may be "+n+")")
@@ -278,7 +299,10 @@ func (a *analyzer) extra(c *call) bool {
 			continue
 		}
 		a.recount++
+		saved, capt := a.capt, &capture{} // the user's rule decides instead of the table, but
+		a.capt = capt                     // not for what the command's flags run or wraps
 		builtin := a.probe(func() { a.dispatch(c) })
+		a.capt = saved
 		a.recount--
 		if builtin.dec == sandbox.Deny {
 			a.note(builtin.dec, builtin.rule, builtin.cmd, builtin.reason)
@@ -291,7 +315,11 @@ func (a *analyzer) extra(c *call) bool {
 		if reason == "" {
 			reason = "a rule in the policy file"
 		}
-		a.note(ruleDecision(r.Decision), rule, c.disp, reason)
+		dec := ruleDecision(r.Decision)
+		a.noteLift(dec, rule, c.disp, reason, true)
+		if v := capt.v; v.set && v.dec.Stricter(dec) {
+			a.noteLift(v.dec, v.rule, v.cmd, v.reason, false)
+		}
 		return true
 	}
 	return false

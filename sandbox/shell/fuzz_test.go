@@ -41,6 +41,7 @@ func FuzzShellPolicy(f *testing.F) {
 		if v1.Rule == "" || v1.Reason == "" {
 			t.Fatalf("%q: verdict without rule or reason: %+v", cmd, v1)
 		}
+		checkSimple(t, cmd, v1)
 		if v1.Decision != sandbox.Deny {
 			return
 		}
@@ -52,6 +53,25 @@ func FuzzShellPolicy(f *testing.F) {
 			t.Fatalf("%q is denied (%s) but bash -c %s is allowed", cmd, v1.Rule, q)
 		}
 	})
+}
+
+// checkSimple checks the invariants of Verdict.Simple (T19): the verdict's
+// decision is the strictest of its commands', and no command's fixed part
+// is stricter than its decision, and only commands have a liftable part.
+func checkSimple(t *testing.T, cmd string, v Verdict) {
+	t.Helper()
+	strictest := sandbox.Allow
+	for _, c := range v.Simple {
+		if c.Decision.Stricter(strictest) {
+			strictest = c.Decision
+		}
+		if c.Fixed.Stricter(c.Decision) || c.Kind != KindCommand && c.Fixed != c.Decision {
+			t.Fatalf("%q: command %+v: fixed part %s beyond its decision %s", cmd, c, c.Fixed, c.Decision)
+		}
+	}
+	if v.Rule != "shell.empty" && strictest != v.Decision {
+		t.Fatalf("%q: decision %s, but its commands' strictest is %s: %+v", cmd, v.Decision, strictest, v.Simple)
+	}
 }
 
 // BenchmarkShellPolicy measures decisions per second on one goroutine over

@@ -23,8 +23,10 @@ var gitReadOnly = map[string]bool{
 
 func gitCmd(a *analyzer, c *call, s *cmdSpec) {
 	args := c.args()
+	a.repoFlow = true // what git prints or writes to stdout comes from the repository
 	saved := a.st
 	defer func() { a.st = saved }()
+	gitDir := ""
 	i := 0
 scan:
 	for ; i < len(args); i++ {
@@ -57,6 +59,9 @@ scan:
 				val = args[i].s
 			}
 			a.access(field{s: val}, accRead, c.disp)
+			if name == "--git-dir" {
+				gitDir = val
+			}
 		case name == "--exec-path" && hasVal:
 			a.note(sandbox.Ask, "shell.git_exec_path", c.disp, "--exec-path makes git run programs from another directory")
 		case v == "-p" || v == "--paginate":
@@ -91,6 +96,7 @@ scan:
 		a.note(s.dec, "shell.git_read", c.disp, "a read-only git command")
 		a.access(field{s: "."}, accRead, c.disp) // the repository is the working directory
 		a.gitReadArgs(sub, rest, c)
+		a.gitRepoCheck(c, gitDir) // S8: programs the repository's configuration names
 	case sub == "config":
 		a.gitConfigCmd(rest, c)
 	case sub == "clone" || sub == "fetch" || sub == "pull" || sub == "push" || sub == "ls-remote" || sub == "archive":
@@ -129,6 +135,14 @@ func (a *analyzer) gitExecArgs(sub string, rest []field, c *call) {
 	for k, f := range rest {
 		name, val, has := strings.Cut(f.s, "=")
 		switch {
+		case sub == "apply" && name == "--unsafe-paths":
+			a.note(sandbox.Deny, "shell.git_unsafe_paths", c.disp, "git apply --unsafe-paths writes files outside the repository")
+		case (sub == "apply" && name == "--directory") || ((sub == "format-patch" || sub == "archive") &&
+			(name == "-o" || name == "--output" || name == "--output-directory")):
+			if !has && k+1 < len(rest) {
+				val = rest[k+1].s
+			}
+			a.access(tildeField(val), accWrite, c.disp)
 		case name == "--exec" || name == "--extcmd" || strings.HasSuffix(name, "-filter") && strings.HasPrefix(name, "--") ||
 			name == "-x" && (sub == "rebase" || sub == "difftool"):
 			if !has && k+1 < len(rest) {
@@ -185,11 +199,17 @@ func gitCodeKey(key string) bool {
 func (a *analyzer) gitReadArgs(sub string, rest []field, c *call) {
 	noIndex := false
 	for k, f := range rest {
-		name, _, _ := strings.Cut(f.s, "=")
+		name, val, has := strings.Cut(f.s, "=")
 		switch name {
 		case "--output", "-o":
 			if name == "--output" || sub == "grep" {
 				a.note(sandbox.Ask, "shell.git_output", c.disp, "writes output to a file")
+			}
+			if name == "--output" {
+				if !has && k+1 < len(rest) {
+					val = rest[k+1].s
+				}
+				a.access(tildeField(val), accWrite, c.disp)
 			}
 		case "--ext-diff", "--textconv", "-O", "--open-files-in-pager", "--pager":
 			a.note(sandbox.Ask, "shell.git_pager", c.disp, "makes git run a configured program")

@@ -130,6 +130,9 @@ func interpCmd(a *analyzer, c *call, s *cmdSpec) {
 	}
 	for i := 0; i < len(args); i++ {
 		v := args[i].s
+		if strings.HasPrefix(v, "-") && fromSubst(v) { // -c"$(curl …)"
+			a.inlineProgram(v, c)
+		}
 		if v == "-" || v == "--" {
 			if v == "--" && i+1 < len(args) {
 				stdin, script = false, &args[i+1]
@@ -137,7 +140,12 @@ func interpCmd(a *analyzer, c *call, s *cmdSpec) {
 			break
 		}
 		if strings.HasPrefix(v, "--") {
-			if n := strings.TrimPrefix(v, "--"); n == "eval" || n == "print" || n == "command" || n == "exec" {
+			n, prog, has := strings.Cut(strings.TrimPrefix(v, "--"), "=")
+			if n == "eval" || n == "print" || n == "command" || n == "exec" {
+				if !has && i+1 < len(args) {
+					prog = args[i+1].s
+				}
+				a.inlineProgram(prog, c)
 				stdin = false
 				break
 			}
@@ -148,6 +156,11 @@ func interpCmd(a *analyzer, c *call, s *cmdSpec) {
 			for j := 1; j < len(v); j++ {
 				if strings.IndexByte(code, v[j]) >= 0 {
 					hit = true
+					prog := v[j+1:]
+					if prog == "" && i+1 < len(args) {
+						prog = args[i+1].s
+					}
+					a.inlineProgram(prog, c)
 					break
 				}
 				if strings.IndexByte(vals, v[j]) >= 0 {
@@ -174,6 +187,18 @@ func interpCmd(a *analyzer, c *call, s *cmdSpec) {
 		a.access(*script, accExec, c.disp)
 	default:
 		a.note(s.dec, s.rule, c.disp, s.reason)
+	}
+}
+
+// inlineProgram decides about the program text given to an interpreter
+// on its command line (python3 -c, node -e, perl -e): the output of a
+// substitution there is downloaded or decoded code run unseen.
+func (a *analyzer) inlineProgram(prog string, c *call) {
+	switch {
+	case fromSubst(prog):
+		a.note(sandbox.Deny, "shell.exec_substitution", c.disp, "runs the output of a command substitution as a program")
+	case isDynamic(prog):
+		a.note(sandbox.Ask, "shell.dynamic_code", c.disp, "runs a program that is only known at run time")
 	}
 }
 

@@ -74,7 +74,7 @@ func wgetCmd(a *analyzer, c *call, s *cmdSpec) {
 		case "i", "input-file", "config":
 			a.access(f.val, accRead, c.disp)
 		case "e", "execute":
-			a.note(sandbox.Ask, "shell.network", c.disp, "wget -e runs wgetrc commands")
+			a.note(sandbox.Ask, "shell.exec_option", c.disp, "wget -e runs wgetrc commands")
 		}
 	}
 	a.note(s.dec, s.rule, c.disp, s.reason)
@@ -102,19 +102,6 @@ func socatCmd(a *analyzer, c *call, s *cmdSpec) {
 				}
 			}
 		}
-	}
-	a.note(s.dec, s.rule, c.disp, s.reason)
-}
-
-// sshCmd analyses the local commands ssh options run (ProxyCommand,
-// LocalCommand, KnownHostsCommand); the remote command asks as network.
-func sshCmd(a *analyzer, c *call, s *cmdSpec) {
-	o := parseOpts(c.args(), "BbcDEeFIiJLlmOopQRSWw")
-	for _, f := range o.vals("o") {
-		a.sshOption(f, c)
-	}
-	for _, f := range o.vals("E") {
-		a.access(f, accWrite, c.disp)
 	}
 	a.note(s.dec, s.rule, c.disp, s.reason)
 }
@@ -149,7 +136,7 @@ func netCopyCmd(a *analyzer, c *call, s *cmdSpec) {
 		}
 	}
 	if o.has("rsync-path") {
-		a.note(sandbox.Ask, "shell.network", c.disp, "runs a command on the remote host")
+		a.note(sandbox.Ask, "shell.exec_option", c.disp, "runs a command on the remote host")
 	}
 	ops := o.ops
 	if len(ops) == 0 {

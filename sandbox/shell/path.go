@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/sandbox"
@@ -68,6 +69,9 @@ func (a *analyzer) access1(pi pathInfo, acc access, cmd string) {
 	if dec != sandbox.Allow {
 		a.note(dec, rule, cmd, reason)
 	}
+	if rule == "shell.control_file" && a.probing == 0 && !slices.Contains(a.control, pi.rel) && len(a.control) < 16 {
+		a.control = append(a.control, pi.rel)
+	}
 	if a.tainted != nil && (acc == accRead || acc == accUpload) && !isSecret(pi) && a.secretAt(pi) {
 		if acc == accUpload {
 			a.note(sandbox.Deny, "shell.exfiltration", cmd, "sends a file the command filled with secrets over the network")
@@ -77,6 +81,9 @@ func (a *analyzer) access1(pi pathInfo, acc access, cmd string) {
 	}
 	if acc == accRead && a.secretAt(pi) {
 		a.secretFlow = true
+	}
+	if acc == accRead && pi.kind == pkInside {
+		a.repoFlow = true
 	}
 }
 
@@ -148,6 +155,7 @@ func homeInfo(t string, partial bool) pathInfo {
 
 func (a *analyzer) absInfo(s string, partial bool) pathInfo {
 	trailing := strings.HasSuffix(s, "/")
+	raw := s
 	s = path.Clean(s)
 	if partial && !trailing {
 		s = path.Dir(s)
@@ -155,6 +163,9 @@ func (a *analyzer) absInfo(s string, partial bool) pathInfo {
 	if a.root != "" && within(a.root, s) {
 		if partial {
 			return pathInfo{kind: pkUnknown}
+		}
+		if sandbox.DotDotAfterSymlink("/", raw) { // T4: the kernel goes up from the link's target
+			return pathInfo{kind: pkOutside, abs: s, link: true}
 		}
 		rel, err := sandbox.ResolveWithin(a.root, s)
 		if err == nil {
@@ -232,6 +243,8 @@ func decidePath(pi pathInfo, acc access) (sandbox.Decision, string, string) {
 			return sandbox.Deny, "shell.persistence", "writes a shell startup file, credential, hook, scheduler or system configuration"
 		case systemPath(abs):
 			return sandbox.Deny, "shell.write_system", "writes a system directory"
+		case pi.home:
+			return sandbox.Deny, "shell.write_home", "writes or moves files in a home directory, outside the workspace"
 		}
 		return sandbox.Ask, "shell.write_outside", "writes outside the workspace"
 	case accDelete:
@@ -256,15 +269,23 @@ func decideInside(pi pathInfo, acc access) (sandbox.Decision, string, string) {
 			return sandbox.Ask, "shell.read_secret", "reads a file that looks like a secret"
 		}
 		return sandbox.Allow, "", ""
-	case accWrite:
-		if isPersistent(pi) {
+	case accWrite, accDelete, accPerm:
+		if acc == accWrite && isPersistent(pi) {
 			return sandbox.Deny, "shell.persistence", "writes a git hook or the repository's git configuration"
 		}
+		switch control, own := sandbox.IsControlPath(pi.rel); {
+		case own:
+			return sandbox.Deny, "shell.protected_path", "changes agentls' own control files (.agentls), which the model may never change"
+		case control:
+			return sandbox.Ask, "shell.control_file", "changes an editor, shell or git control file, which runs code outside the sandbox"
+		}
+		switch acc {
+		case accDelete:
+			return sandbox.Ask, "shell.workspace_delete", "deletes inside the workspace"
+		case accPerm:
+			return sandbox.Ask, "shell.workspace_write", "changes permissions inside the workspace"
+		}
 		return sandbox.Ask, "shell.workspace_write", "writes inside the workspace"
-	case accDelete:
-		return sandbox.Ask, "shell.workspace_delete", "deletes inside the workspace"
-	case accPerm:
-		return sandbox.Ask, "shell.workspace_write", "changes permissions inside the workspace"
 	case accExec:
 		return sandbox.Ask, "shell.run_script", "runs a script from the workspace"
 	case accUpload:
@@ -305,8 +326,9 @@ func systemPath(abs string) bool {
 // startup files and other dotfiles in a home, launch agents, the git
 // hooks and config of the workspace, and system configuration.
 func isPersistent(pi pathInfo) bool {
-	if pi.kind == pkInside {
-		return pi.rel == ".git/config" || within(".git/hooks", pi.rel)
+	if pi.kind == pkInside { // case-insensitive: .GIT/config is .git/config on such a file system
+		rel := strings.ToLower(pi.rel)
+		return rel == ".git/config" || within(".git/hooks", rel)
 	}
 	if pi.home {
 		first, _, _ := strings.Cut(pi.hrel, "/")

@@ -22,6 +22,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, who string, net bool, io ioC
 			}
 		}
 		disp := strings.TrimSpace(who + " " + r.Op.String() + " " + show(target.s))
+		mark := a.openPart(KindRedirect, nil, strings.TrimSpace(r.Op.String()+" "+show(target.s)))
 		if r.Word != nil {
 			a.substs(r.Word, true, disp)
 		}
@@ -58,6 +59,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, who string, net bool, io ioC
 				a.recordDownload(target)
 			}
 		}
+		a.closePart(mark)
 	}
 	return io
 }
@@ -194,6 +196,7 @@ func (a *analyzer) checkEnv(name, val string, prefix bool) {
 // decl handles declare, export, local, readonly, typeset and nameref.
 func (a *analyzer) decl(c *syntax.DeclClause) {
 	variant := c.Variant.Value
+	defer a.closePart(a.openPart(KindCommand, nil, variant))
 	parts := []string{variant}
 	named, nameref := false, variant == "nameref"
 	for _, as := range c.Args {
@@ -221,6 +224,7 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 		a.assign(as, false)
 	}
 	disp := strings.Join(parts, " ")
+	a.nameCurrent(parts, disp)
 	a.cmds = append(a.cmds, disp)
 	a.count(disp)
 	switch {

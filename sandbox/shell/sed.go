@@ -75,13 +75,13 @@ func sedCmd(a *analyzer, c *call, s *cmdSpec) {
 		case !ok:
 			a.note(sandbox.Ask, "shell.sed_script", c.disp, "a sed script the analyser cannot follow")
 		case exec:
-			a.note(sandbox.Ask, "shell.sed_exec", c.disp, "the sed script runs commands (e)")
+			a.note(sandbox.Deny, "shell.sed_exec", c.disp, "the sed script runs the text it edits as shell commands (e)")
 		}
 		for _, w := range writes {
-			a.access(field{s: w}, accWrite, c.disp)
+			a.access(tildeField(w), accWrite, c.disp)
 		}
 		for _, r := range reads {
-			a.access(field{s: r}, accRead, c.disp)
+			a.access(tildeField(r), accRead, c.disp)
 		}
 	}
 	for _, f := range files {

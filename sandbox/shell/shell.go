@@ -57,6 +57,19 @@ type Verdict struct {
 	Command  string   // the sub-command that decided, e.g. "rm -rf ~"
 	Reason   string   // why, safe to show to the model and the user
 	Commands []string // every simple command found, its resolved argv joined
+	// Simple lists every simple command, wrapped command and redirection
+	// with its own decision, and last the decisions that belong to no
+	// command (KindSyntax): a policy combines rules per command (T19).
+	// Decision is always the strictest of their decisions.
+	Simple []Command
+	// ControlPaths are the editor, shell and VCS control files of E15
+	// (.vscode/**, .git/**, .envrc, …; workspace-relative, resolved) that
+	// the command writes, deletes or changes as far as the analysis sees:
+	// such a command is asked one by one with a warning that the file
+	// runs code outside the sandbox, and no rule or "always" answer may
+	// approve it in advance. Writes to agentls' own .agentls/** are
+	// denied instead (rule shell.protected_path).
+	ControlPaths []string
 }
 
 // CommandRule is a declarative rule for one command, as a user writes it
@@ -117,7 +130,8 @@ func (p *Policy) analyze(cmd string) Verdict {
 		b = verdict{dec: sandbox.Allow, rule: "shell.empty", reason: "nothing to run"}
 	}
 	v := Verdict{Decision: b.dec, Rule: b.rule, Command: clip(b.cmd),
-		Reason: b.reason, Commands: a.cmds}
+		Reason: b.reason, Commands: a.cmds, Simple: a.commands(),
+		ControlPaths: a.control}
 	a.release()
 	return v
 }
@@ -249,10 +263,18 @@ func badShellText(s string) (rule, reason string) {
 }
 
 // note records a decision; the strictest wins, and the first among equals.
+// It is also recorded on the current simple command, as liftable by a
+// policy rule when the rule is one of [liftableRules].
 func (a *analyzer) note(dec sandbox.Decision, rule, cmd, reason string) {
+	a.noteLift(dec, rule, cmd, reason, liftableRules[rule])
+}
+
+func (a *analyzer) noteLift(dec sandbox.Decision, rule, cmd, reason string, lift bool) {
+	v := verdict{dec: dec, set: true, rule: rule, cmd: cmd, reason: reason}
 	if !a.best.set || dec.Stricter(a.best.dec) {
-		a.best = verdict{dec: dec, set: true, rule: rule, cmd: cmd, reason: reason}
+		a.best = v
 	}
+	a.record(v, lift)
 }
 
 // probe runs fn and returns the strictest decision it noted, leaving the

@@ -37,9 +37,10 @@ func init() {
 	register(`true false : pwd whoami id groups uname arch nproc hostid logname users tty cal
 		uptime locale sleep seq yes basename dirname expr test [ factor numfmt tput clear getconf
 		which type whereis realpath readlink tr printf exit return break continue shift wait jobs
-		fg bg disown umask ulimit getopts times help let logout shopt unset read mapfile readarray
+		fg umask ulimit getopts times help let logout shopt unset read mapfile readarray
 		dirs compgen free lscpu lsb_release df ps pgrep`, ro(nil))
 	register("echo", ro(echoCmd))
+	register("bg disown", cmdSpec{dec: sandbox.Ask, rule: "shell.background", reason: "keeps a job running after the command line ends"})
 	register("date", ro(askIf(sandbox.Ask, "s", "set")))
 	register("hostname", ro(askIfOperands))
 	register("set", ro(setCmd))
@@ -129,9 +130,13 @@ func init() {
 	register(`make gmake cmake ninja bazel gradle gradlew mvn ant meson just task scons npm npx yarn pnpm
 		tsc javac java gcc cc clang g++ clang++ c++ rustc cargo-make`,
 		ask("shell.build", "runs a build or project scripts", buildCmd))
-	register("vim vi nvim nano emacs ed ex code subl pico joe micro view", ask("shell.editor", "opens an editor", nil))
-	register("man info pkill killall history fc enable bind complete xdg-open open",
+	register("vim vi nvim nano emacs ed ex code subl pico joe micro view gvim vimdiff rvim",
+		ask("shell.editor", "opens an editor", editorCmd))
+	register("man", ask("shell.interactive", "a command the policy asks about", manCmd))
+	register("info pkill killall history fc enable bind complete xdg-open open",
 		ask("shell.interactive", "a command the policy asks about", nil))
+	register("iptables ip6tables iptables-restore ip6tables-restore iptables-save ip6tables-save nft ufw firewall-cmd ebtables arptables",
+		cmdSpec{dec: sandbox.Deny, rule: "shell.system_control", reason: "changes the packet filter", check: firewallCmd})
 	register("git", ro(gitCmd))
 	register("go", ro(goCmd))
 	register("gofmt", ro(gofmtCmd))

@@ -36,7 +36,10 @@ var ruleExamples = map[string]struct {
 	"shell.read_device":          {sandbox.Ask, []string{"cat /dev/sda"}},
 	"shell.workspace_write":      {sandbox.Ask, []string{"touch x", "echo x > y", "cp a b", "gofmt -w .", "tar xf a.tar"}},
 	"shell.workspace_delete":     {sandbox.Ask, []string{"rm x", "rm -rf build", "find . -delete"}},
-	"shell.write_outside":        {sandbox.Ask, []string{"touch /tmp/x", "echo x > ~/notes.txt"}},
+	"shell.write_outside":        {sandbox.Ask, []string{"touch /tmp/x", "echo x > /tmp/notes.txt"}},
+	"shell.write_home":           {sandbox.Deny, []string{"echo x > ~/notes.txt", "mv ~ /tmp/x", "cp a /home/bob/x"}},
+	"shell.background":           {sandbox.Ask, []string{"sleep 9 &", "nohup ls", "setsid make", "disown"}},
+	"shell.git_unsafe_paths":     {sandbox.Deny, []string{"git apply --unsafe-paths x.diff"}},
 	"shell.write_system":         {sandbox.Deny, []string{"echo x > /usr/lib/x", "touch /boot/x"}},
 	"shell.write_device":         {sandbox.Deny, []string{"echo x > /dev/sda", "dd if=x of=/dev/nvme0n1"}},
 	"shell.device":               {sandbox.Deny, []string{"rm /dev/null"}},
@@ -92,11 +95,11 @@ var ruleExamples = map[string]struct {
 	"shell.build":                {sandbox.Ask, []string{"make", "npm test", "cargo run"}},
 	"shell.editor":               {sandbox.Ask, []string{"vim x"}},
 	"shell.interactive":          {sandbox.Ask, []string{"man ls", "pkill x"}},
-	"shell.wrapper":              {sandbox.Ask, []string{"unshare -r ls", "flock l -c ls", "chroot /x ls"}},
+	"shell.wrapper":              {sandbox.Ask, []string{"unshare -r ls", "flock l -c ls"}},
 	"shell.dd":                   {sandbox.Ask, []string{"dd if=a bs=1"}},
 	"shell.find_exec":            {sandbox.Ask, []string{`find . -exec \;`}},
 	"shell.rg_pre":               {sandbox.Ask, []string{"rg --pre cat x"}},
-	"shell.sed_exec":             {sandbox.Ask, []string{"sed e f", "sed 's/a/b/e' f"}},
+	"shell.sed_exec":             {sandbox.Deny, []string{"sed e f", "sed 's/a/b/e' f"}},
 	"shell.sed_script":           {sandbox.Ask, []string{"sed 'k' f"}},
 	"shell.git_config":           {sandbox.Ask, []string{"git -c a.b=c log"}},
 	"shell.git_config_exec":      {sandbox.Deny, []string{"git -c core.hooksPath=x status", "git config core.fsmonitor x"}},
@@ -112,6 +115,10 @@ var ruleExamples = map[string]struct {
 	"shell.go_mod":               {sandbox.Ask, []string{"go mod tidy"}},
 	"shell.go_run":               {sandbox.Ask, []string{"go run .", "go generate ./..."}},
 	"shell.go_other":             {sandbox.Ask, []string{"go clean -cache"}},
+	"shell.exec_option":          {sandbox.Ask, []string{"sort --compress-program=gzip -S 1 README.md", "cargo --config x=1 build", "wget -e robots=off https://x", "rsync --rsync-path='sudo rsync' a h:b"}},
+	"shell.control_file":         {sandbox.Ask, []string{"echo x > .vscode/tasks.json", "cp a .envrc", "rm -rf .git", "sed -i s/a/b/ .gitattributes"}},
+	"shell.protected_path":       {sandbox.Deny, []string{"echo '{}' > .agentls/policy.json", "rm -rf .agentls", "mv x .agentls/policy.json"}},
+	"shell.other_user":           {sandbox.Ask, []string{"ionice -u 1000 ls"}},
 	"shell.user_rule":            {sandbox.Allow, []string{"make test"}}, // with the Extra rule below
 }
 
@@ -122,6 +129,7 @@ var shadowedRules = map[string]string{
 	"shell.unsupported_syntax": "syntax the parser accepts only outside bash mode",
 	"shell.outside":            "fallback after every access kind",
 	"shell.function_call":      "shell.function_definition is always noted first",
+	"shell.git_repo_program":   "needs a repository that configures programs: TestShellPolicy_S8_RepoPrograms",
 }
 
 func TestShellPolicy_RuleExamples(t *testing.T) {

@@ -164,13 +164,3 @@ func jqCmd(a *analyzer, c *call, s *cmdSpec) {
 		}
 	}
 }
-
-// awkCmd asks (awk programs can run commands) and denies network sockets.
-func awkCmd(a *analyzer, c *call, s *cmdSpec) {
-	a.note(s.dec, s.rule, c.disp, s.reason)
-	for _, f := range c.args() {
-		if strings.Contains(f.s, "/inet/") || strings.Contains(f.s, "/inet4/") || strings.Contains(f.s, "/inet6/") {
-			a.note(sandbox.Deny, "shell.reverse_shell", c.disp, "awk opens a network socket")
-		}
-	}
-}

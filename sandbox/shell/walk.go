@@ -23,6 +23,7 @@ type analyzer struct {
 	st                state
 	inSubst, inPipe   int  // nesting of substitutions and pipelines
 	secretFlow        bool // a secret was read earlier in this pipeline or statement
+	repoFlow          bool // a workspace file was read earlier in this pipeline or statement
 	secretVar         bool // the current command expands a secret-looking variable
 	echoed            []string
 	echoedOK          bool              // echoed holds the static words the last command echoed
@@ -34,8 +35,15 @@ type analyzer struct {
 	writes            []field  // write targets of the last redirections
 	tainted           []string // pathKeys of files the command filled with secrets
 	pcache            *[8]classified
-	pn, pi            int       // entries used in pcache; next slot to fill
-	cwd0              [1]string // the first working directory
+	pn, pi            int               // entries used in pcache; next slot to fill
+	cwd0              [1]string         // the first working directory
+	parts             []part            // the simple commands found (see commands.go)
+	syntax            part              // decisions that belong to no command
+	cur               int               // index+1 of the current part; 0 the syntax entry, -1 none
+	quiet             int               // > 0 while a decision is noted again: nothing is recorded
+	capt              *capture          // set while a user's command rule decides (see commands.go)
+	control           []string          // control files (E15) the command writes, workspace-relative
+	gitRepos          map[string]string // working directory → program its repository configures (gitrepo.go)
 }
 
 // linkRec is a link created by the command: pathKey of the link, and the
@@ -54,6 +62,7 @@ type state struct {
 // ioCtx describes the standard input of a command.
 type ioCtx struct {
 	pipeIn    bool   // stdin is a previous pipeline stage or feeds a >(…) substitution
+	repoIn    bool   // what comes in on stdin may hold workspace content
 	pipeDisp  string // the stages before, for messages
 	pipeWords []string
 	pipeKnown bool   // pipeWords are the exact words on stdin (echo … | xargs)
@@ -75,13 +84,16 @@ func (a *analyzer) stmts(ss []*syntax.Stmt, io ioCtx) {
 			return
 		}
 		if a.inSubst == 0 && a.inPipe == 0 {
-			a.secretFlow = false
+			a.secretFlow, a.repoFlow = false, false
 		}
 		a.stmt(s, io)
 	}
 }
 
 func (a *analyzer) stmt(s *syntax.Stmt, io ioCtx) {
+	if s.Background {
+		a.note(sandbox.Ask, "shell.background", "… &", "runs a job in the background, which keeps running after the command line ends")
+	}
 	if c, ok := s.Cmd.(*syntax.CallExpr); ok {
 		a.call(c, s.Redirs, io)
 		return
@@ -168,11 +180,13 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd, io ioCtx) {
 	saved := a.st
 	a.inPipe++
 	disp := ""
+	flow := a.repoFlow
+	a.repoFlow = io.repoIn // stage 0 passes on what the pipeline reads
 	for i, s := range stages {
 		a.st = saved
 		sio := io
 		if i > 0 {
-			sio = ioCtx{pipeIn: true, pipeDisp: disp, pipeWords: a.echoed, pipeKnown: a.echoedOK}
+			sio = ioCtx{pipeIn: true, repoIn: a.repoFlow, pipeDisp: disp, pipeWords: a.echoed, pipeKnown: a.echoedOK}
 		}
 		a.echoed, a.echoedOK = nil, false
 		n := len(a.cmds)
@@ -189,6 +203,7 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd, io ioCtx) {
 	}
 	a.inPipe--
 	a.st = saved
+	a.repoFlow = a.repoFlow || flow
 }
 
 func (a *analyzer) ifClause(c *syntax.IfClause, io ioCtx) {
@@ -292,7 +307,7 @@ func (a *analyzer) substs(node syntax.Node, args bool, who string) {
 			a.subshell(n.Stmts, ioCtx{})
 			return false
 		case *syntax.ProcSubst:
-			a.subshell(n.Stmts, ioCtx{pipeIn: n.Op == syntax.CmdOut, pipeDisp: "…"})
+			a.subshell(n.Stmts, ioCtx{pipeIn: n.Op == syntax.CmdOut, repoIn: n.Op == syntax.CmdOut, pipeDisp: "…"})
 			return false
 		case *syntax.ParamExp:
 			if n.Param != nil && n.Param.Value == "IFS" {

@@ -16,7 +16,8 @@ func registerWrappers() {
 	none := func(names, short string, long []string, skip int, outs string) {
 		w(names, short, long, skip, outs, sandbox.Allow, "shell.read_only", "runs a command")
 	}
-	none("nohup setsid catchsegv unbuffer builtin", "", nil, 0, "")
+	none("catchsegv unbuffer builtin", "", nil, 0, "")
+	w("nohup setsid", "", nil, 0, "", sandbox.Ask, "shell.background", "keeps a command running after the command line ends")
 	none("nice", "n", []string{"adjustment"}, 0, "")
 	none("timeout", "sk", []string{"signal", "kill-after"}, 1, "")
 	none("ionice", "cnpPu", []string{"class", "classdata", "pid", "pgid", "uid"}, 0, "")
@@ -27,7 +28,7 @@ func registerWrappers() {
 	none("chrt", "TPD", nil, 1, "")
 	none("taskset faketime", "", nil, 1, "")
 	w("firejail unshare", "", nil, 0, "", sandbox.Ask, "shell.wrapper", "runs a command in a changed environment")
-	w("chroot", "", nil, 1, "", sandbox.Ask, "shell.wrapper", "runs a command in another root directory")
+	w("chroot", "", nil, 1, "", sandbox.Deny, "shell.privilege_escalation", "runs a command in another root directory, which needs root")
 	w("proxychains proxychains4 torsocks tsocks", "f", nil, 0, "", sandbox.Ask, "shell.network", "sends traffic through a proxy")
 	register("busybox toybox", cmdSpec{dec: sandbox.Ask, rule: "shell.wrapper", reason: "runs an applet", check: wrapCmd("", nil, 0, "")})
 	ro := cmdSpec{dec: sandbox.Allow, rule: "shell.read_only", reason: "runs a command"}
@@ -100,7 +101,7 @@ func (a *analyzer) wrapOpt(name, val, outs string, c *call) {
 		k, v, _ := strings.Cut(val, "=")
 		a.checkEnv(k, v, true)
 	case name == "u" || name == "user":
-		a.note(sandbox.Ask, "shell.wrapper", c.disp, "runs a command as another user")
+		a.note(sandbox.Ask, "shell.other_user", c.disp, "runs a command as another user")
 	}
 }
 
