@@ -1,0 +1,160 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/agent"
+)
+
+// Run is one run of a session, between [Session.Begin] and [Run.End]. It
+// implements [agent.Journal]: the loop hands it the conversation at every
+// turn boundary and it appends what is new to the log.
+type Run struct {
+	// N is the run's number in its session, from 1; ID is "<session>-<N>".
+	N  int
+	ID string
+
+	s       *Session
+	history []agent.Message
+	lock    *os.File // the cross-process lock; nil in memory
+	endOnce sync.Once
+
+	mu    sync.Mutex // guards kept
+	kept  map[string]*keptFile
+	files int
+	bytes int64
+}
+
+// Begin starts a run of mode with its instruction in the session: it
+// waits until the session's earlier runs have ended (in this process, in
+// order of arrival; in others, by a lock on the file), records the run and
+// returns it. reverts is the run a revert run restores, else 0. The caller
+// must call [Run.End].
+func (s *Session) Begin(ctx context.Context, mode, instruction string, reverts int) (*Run, error) {
+	if err := s.queue.acquire(ctx); err != nil {
+		return nil, err
+	}
+	r := &Run{s: s}
+	if s.st.dir != "" {
+		lock, err := lockFile(ctx, filepath.Join(s.st.dir, s.ID+".lock"))
+		if err != nil {
+			s.queue.release()
+			return nil, fmt.Errorf("session %s: %w", s.ID, err)
+		}
+		r.lock = lock
+		s.refresh()
+		s.st.prune()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.N = 1
+	if len(s.runs) > 0 {
+		r.N = s.runs[len(s.runs)-1].N + 1
+	}
+	r.ID = RunID(s.ID, r.N)
+	r.history = slices.Clone(s.msgs)
+	rec := &record{Kind: kindRun, Time: time.Now().UTC(), Run: r.N, Mode: mode, Instruction: firstLine(instruction), Reverts: reverts}
+	s.apply(rec)
+	_ = s.write(true, rec)
+	return r, nil
+}
+
+// refresh re-reads the log when another process appended to it since it
+// was loaded (two `agentls exec --continue` one after the other).
+func (s *Session) refresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return
+	}
+	fi, err := s.f.Stat()
+	if err != nil || fi.Size() == s.size {
+		return
+	}
+	data, err := os.ReadFile(s.st.path(s.ID))
+	if err != nil {
+		return
+	}
+	good, rec := s.replay(data)
+	s.size = int64(good)
+	if rec != nil {
+		// Another process left a torn record: never append after it.
+		_ = s.f.Truncate(s.size)
+		s.st.log.Warn("Session tail dropped", slog.String("session", s.ID), slog.String("recovery", rec.String()))
+	}
+}
+
+// History is the conversation before this run, for
+// agent.RunOptions.History.
+func (r *Run) History() []agent.Message { return slices.Clone(r.history) }
+
+// Checkpoint implements [agent.Journal]: it appends the messages new since
+// the last checkpoint, one record each, or, when the conversation was
+// rewritten (compaction, repairs), one reset record with all of it; then
+// fsyncs. A failure is warned about, and retried at the next checkpoint.
+func (r *Run) Checkpoint(msgs []agent.Message) {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var recs []*record
+	if len(msgs) >= len(s.msgs) && samePrefix(s.msgs, msgs) {
+		for i := len(s.msgs); i < len(msgs); i++ {
+			recs = append(recs, &record{Kind: kindMsg, Msg: &msgs[i]})
+		}
+	} else {
+		recs = append(recs, &record{Kind: kindReset, Time: time.Now().UTC(), Msgs: msgs})
+	}
+	if len(recs) == 0 {
+		return
+	}
+	if err := s.write(true, recs...); err != nil {
+		return
+	}
+	for _, rec := range recs {
+		s.apply(rec)
+	}
+}
+
+// samePrefix reports whether b starts with a. Unchanged messages share
+// their strings with the loop's, so comparing them is cheap.
+func samePrefix(a, b []agent.Message) bool {
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Role != y.Role || x.Content != y.Content || x.ToolCallID != y.ToolCallID || len(x.ToolCalls) != len(y.ToolCalls) {
+			return false
+		}
+		for j := range x.ToolCalls {
+			if x.ToolCalls[j] != y.ToolCalls[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// End records how the run ended and lets the session's next run begin.
+// Calls after the first do nothing.
+func (r *Run) End(status string, turns int, summary string) {
+	r.endOnce.Do(func() {
+		s := r.s
+		s.mu.Lock()
+		rec := &record{Kind: kindEnd, Time: time.Now().UTC(), Run: r.N, Status: status, Turns: turns, Summary: firstLine(summary)}
+		s.apply(rec)
+		_ = s.write(true, rec)
+		s.mu.Unlock()
+		if r.lock != nil {
+			r.lock.Close()
+		}
+		s.queue.release()
+	})
+}
+
+// Session is the run's session.
+func (r *Run) Session() *Session { return r.s }
