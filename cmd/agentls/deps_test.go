@@ -32,8 +32,8 @@ var depsRules = map[string][]string{
 	"tools/htmltext":      {},
 	"agent":               {"tools/...", "prompts", "agent/..."},
 	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
-	"lspserver/command":   {}, // the wire shapes: shared by server, clients and the generated protocol.ts
-	"agent/script":        {}, // the demo's scripted model: a product package, no agent internals
+	"lspserver/command":   {},        // the wire shapes: shared by server, clients and the generated protocol.ts
+	"agent/script":        {},        // the demo's scripted model: a product package, no agent internals
 	"agent/session":       {"agent"}, // sessions persist the agent's conversation; no tools, no LSP
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 }
