@@ -30,6 +30,9 @@ func Hash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// absent is the After of a change that left no file.
+const absent = "-"
+
 // keptFile is what a run knows about a file it changes.
 type keptFile struct {
 	before string
@@ -88,8 +91,11 @@ func (r *Run) Keep(path string, old []byte, exists bool) error {
 	return err
 }
 
-// Changed records what the run left in path after a change landed.
-func (r *Run) Changed(path string, now []byte) {
+// Changed records what the run left in path after a change was proposed:
+// its content now, or exists false when there is no file (a creation that
+// did not land, a deletion). A change that did not land is recorded with
+// the content it found, so the file counts as unchanged.
+func (r *Run) Changed(path string, now []byte, exists bool) {
 	r.mu.Lock()
 	k, ok := r.kept[path]
 	r.mu.Unlock()
@@ -99,7 +105,11 @@ func (r *Run) Changed(path string, now []byte) {
 	s := r.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := &record{Kind: kindChange, Time: time.Now().UTC(), Run: r.N, Path: path, Before: k.before, Create: k.create, Kept: k.kept, After: Hash(now)}
+	after := absent
+	if exists {
+		after = Hash(now)
+	}
+	rec := &record{Kind: kindChange, Time: time.Now().UTC(), Run: r.N, Path: path, Before: k.before, Create: k.create, Kept: k.kept, After: after}
 	s.apply(rec)
 	_ = s.write(true, rec)
 }
@@ -165,22 +175,26 @@ func (s *Session) RevertTarget(n int) (RunInfo, error) {
 	defer s.mu.Unlock()
 	if n == 0 {
 		for i := len(s.runs) - 1; i >= 0; i-- {
-			if r := s.runs[i]; len(r.changes) > 0 && r.RevertedBy == 0 {
-				return r.info(), nil
+			if r := s.runs[i]; r.RevertedBy == 0 {
+				if info := r.info(); len(info.Changes) > 0 {
+					return info, nil
+				}
 			}
 		}
 		return RunInfo{}, fmt.Errorf("%w: no run of session %s changed files that are not reverted yet", ErrNothingToRevert, s.ID)
 	}
 	r := s.run(n)
-	switch {
-	case r == nil:
+	if r == nil {
 		return RunInfo{}, fmt.Errorf("%w: %s", ErrNoRun, RunID(s.ID, n))
+	}
+	info := r.info()
+	switch {
 	case r.RevertedBy != 0:
 		return RunInfo{}, fmt.Errorf("%w: %s was reverted by %s already", ErrNothingToRevert, r.ID, RunID(s.ID, r.RevertedBy))
-	case len(r.changes) == 0:
+	case len(info.Changes) == 0:
 		return RunInfo{}, fmt.Errorf("%w: %s changed no files", ErrNothingToRevert, r.ID)
 	}
-	return r.info(), nil
+	return info, nil
 }
 
 // Reverted records, in the revert run r, what became of the files of the

@@ -25,15 +25,15 @@ func TestRun_A16_KeepAndRevertTarget(t *testing.T) {
 			if err := r.Keep("a.go", []byte("v1"), true); err != nil {
 				t.Fatal(err)
 			}
-			r.Changed("a.go", []byte("v2"))
+			r.Changed("a.go", []byte("v2"), true)
 			if err := r.Keep("a.go", []byte("v2"), true); err != nil { // a second change: the first old content stays
 				t.Fatal(err)
 			}
-			r.Changed("a.go", []byte("v3"))
+			r.Changed("a.go", []byte("v3"), true)
 			if err := r.Keep("new.go", nil, false); err != nil {
 				t.Fatal(err)
 			}
-			r.Changed("new.go", []byte("fresh"))
+			r.Changed("new.go", []byte("fresh"), true)
 			r.End("done", 1, "")
 			if dir != "" {
 				st, _ = reopen(t, st)
@@ -79,13 +79,27 @@ func TestRun_A16_StaleRevertLeavesRun(t *testing.T) {
 	s, _ := st.New()
 	r, _ := s.Begin(t.Context(), "execute", "change", 0)
 	_ = r.Keep("a.go", []byte("v1"), true)
-	r.Changed("a.go", []byte("v2"))
+	r.Changed("a.go", []byte("v2"), true)
 	r.End("done", 1, "")
 	rev, _ := s.Begin(t.Context(), "revert", "revert", 1)
+	// A file the revert found changed is kept, and is no change of it.
+	_ = rev.Keep("a.go", []byte("user's"), true)
+	rev.Changed("a.go", []byte("user's"), true)
 	rev.Reverted(1, nil, []string{"a.go"}, nil)
 	rev.End("done", 0, "")
 	if got, err := s.RevertTarget(0); err != nil || got.N != 1 {
 		t.Errorf("target %+v, %v", got, err)
+	}
+	if _, err := s.RevertTarget(2); !errors.Is(err, ErrNothingToRevert) {
+		t.Errorf("the revert run changed nothing, yet: %v", err)
+	}
+	// A creation that did not land is no change either.
+	r3, _ := s.Begin(t.Context(), "execute", "create", 0)
+	_ = r3.Keep("new.go", nil, false)
+	r3.Changed("new.go", nil, false)
+	r3.End("done", 1, "")
+	if _, err := s.RevertTarget(3); !errors.Is(err, ErrNothingToRevert) {
+		t.Errorf("a creation that did not land: %v", err)
 	}
 }
 
@@ -118,7 +132,7 @@ func TestRun_A16_Limits(t *testing.T) {
 		t.Errorf("big again: %v", err)
 	}
 	for _, p := range []string{"big", "a", "b", "c", "d"} {
-		r.Changed(p, []byte("new"))
+		r.Changed(p, []byte("new"), true)
 	}
 	r.End("done", 1, "")
 	info, _ := s.RevertTarget(1)
@@ -148,6 +162,7 @@ func TestRun_A16_Limits(t *testing.T) {
 	_ = os.Chtimes(s.blobDir(1), old, old)
 	r2, _ := s.Begin(t.Context(), "execute", "y", 0)
 	_ = r2.Keep("e", []byte("e"), true)
+	r2.Changed("e", []byte("f"), true)
 	r2.End("done", 1, "")
 	r3, _ := s.Begin(t.Context(), "execute", "z", 0)
 	r3.End("done", 1, "")

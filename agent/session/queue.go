@@ -3,61 +3,89 @@ package session
 import (
 	"context"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
 )
 
 // queue is a first-come, first-served lock: the runs of one session take
-// turns in the order they asked, and a waiter whose context ends leaves
-// the line.
+// turns in the order they took their tickets, and a ticket given up
+// leaves the line (or hands the turn on).
 type queue struct {
-	mu      sync.Mutex // guards busy and waiting
+	mu      sync.Mutex // guards busy, waiting and every ticket's state
 	busy    bool
-	waiting []chan struct{}
+	waiting []*ticket
 }
 
-// acquire waits for the queue's turn or ctx.
-func (q *queue) acquire(ctx context.Context) error {
-	q.mu.Lock()
-	if !q.busy {
-		q.busy = true
-		q.mu.Unlock()
-		return nil
-	}
-	turn := make(chan struct{})
-	q.waiting = append(q.waiting, turn)
-	q.mu.Unlock()
-	select {
-	case <-turn:
-		return nil
-	case <-ctx.Done():
-	}
-	q.mu.Lock()
-	for i, w := range q.waiting {
-		if w == turn {
-			q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
-			q.mu.Unlock()
-			return ctx.Err()
-		}
-	}
-	q.mu.Unlock()
-	// The turn was handed over just as ctx ended: pass it on.
-	q.release()
-	return ctx.Err()
+type ticketState int
+
+const (
+	ticketWaiting ticketState = iota
+	ticketHolding
+	ticketDone
+)
+
+// ticket is one place in a queue.
+type ticket struct {
+	q     *queue
+	turn  chan struct{} // closed when the ticket holds the queue
+	state ticketState
 }
 
-// release hands the turn to the next waiter, or frees the queue.
-func (q *queue) release() {
+// reserve takes a place at the end of the line, without waiting.
+func (q *queue) reserve() *ticket {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.waiting) == 0 {
-		q.busy = false
-		return
+	t := &ticket{q: q, turn: make(chan struct{})}
+	if !q.busy {
+		q.busy, t.state = true, ticketHolding
+		close(t.turn)
+	} else {
+		q.waiting = append(q.waiting, t)
 	}
-	next := q.waiting[0]
-	q.waiting = q.waiting[1:]
-	close(next)
+	return t
+}
+
+// wait waits for the ticket's turn or ctx; when ctx ends first, the
+// ticket is given up.
+func (t *ticket) wait(ctx context.Context) error {
+	select {
+	case <-t.turn:
+		return nil
+	case <-ctx.Done():
+		t.done()
+		return ctx.Err()
+	}
+}
+
+// done gives the ticket up: it leaves the line, or hands the turn to the
+// next ticket. Calls after the first do nothing.
+func (t *ticket) done() {
+	q := t.q
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch t.state {
+	case ticketWaiting:
+		q.waiting = slices.DeleteFunc(q.waiting, func(w *ticket) bool { return w == t })
+	case ticketHolding:
+		if len(q.waiting) == 0 {
+			q.busy = false
+		} else {
+			next := q.waiting[0]
+			q.waiting = q.waiting[1:]
+			next.state = ticketHolding
+			close(next.turn)
+		}
+	}
+	t.state = ticketDone
+}
+
+// waiters is the length of the line (tests).
+func (q *queue) waiters() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiting)
 }
 
 // lockPoll is how often a run waiting for another process's lock on a

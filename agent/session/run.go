@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentls/agentls/agent"
@@ -23,6 +24,7 @@ type Run struct {
 
 	s       *Session
 	history []agent.Message
+	turn    *ticket
 	lock    *os.File // the cross-process lock; nil in memory
 	endOnce sync.Once
 
@@ -32,20 +34,50 @@ type Run struct {
 	bytes int64
 }
 
+// Ticket is a place in the line of a session's runs, taken when a command
+// arrives so that its run begins after the runs of the commands that came
+// before it, whatever the order their goroutines get to [Ticket.Begin].
+type Ticket struct {
+	s     *Session
+	t     *ticket
+	begun atomic.Bool
+}
+
+// Reserve takes a place at the end of the session's line, without
+// waiting. The caller must Begin or Cancel it.
+func (s *Session) Reserve() *Ticket { return &Ticket{s: s, t: s.queue.reserve()} }
+
+// Cancel gives the place up; after Begin it does nothing (the run's End
+// ends the turn).
+func (t *Ticket) Cancel() {
+	if t != nil && !t.begun.Load() {
+		t.t.done()
+	}
+}
+
 // Begin starts a run of mode with its instruction in the session: it
 // waits until the session's earlier runs have ended (in this process, in
-// order of arrival; in others, by a lock on the file), records the run and
-// returns it. reverts is the run a revert run restores, else 0. The caller
-// must call [Run.End].
+// the order of their tickets; in others, by a lock on the file), records
+// the run and returns it. reverts is the run a revert run restores, else
+// 0. The caller must call [Run.End].
 func (s *Session) Begin(ctx context.Context, mode, instruction string, reverts int) (*Run, error) {
-	if err := s.queue.acquire(ctx); err != nil {
+	return s.Reserve().Begin(ctx, mode, instruction, reverts)
+}
+
+// Begin is [Session.Begin] at this ticket's place in the line.
+func (t *Ticket) Begin(ctx context.Context, mode, instruction string, reverts int) (*Run, error) {
+	s := t.s
+	if t.begun.Swap(true) {
+		return nil, fmt.Errorf("session %s: a ticket begins one run", s.ID)
+	}
+	if err := t.t.wait(ctx); err != nil {
 		return nil, err
 	}
-	r := &Run{s: s}
+	r := &Run{s: s, turn: t.t}
 	if s.st.dir != "" {
 		lock, err := lockFile(ctx, filepath.Join(s.st.dir, s.ID+".lock"))
 		if err != nil {
-			s.queue.release()
+			t.t.done()
 			return nil, fmt.Errorf("session %s: %w", s.ID, err)
 		}
 		r.lock = lock
@@ -152,7 +184,7 @@ func (r *Run) End(status string, turns int, summary string) {
 		if r.lock != nil {
 			r.lock.Close()
 		}
-		s.queue.release()
+		r.turn.done()
 	})
 }
 

@@ -86,9 +86,21 @@ type ChangeInfo struct {
 	// Kept: its content before the run is in the checkpoint.
 	Kept   bool   `json:"kept"`
 	Before string `json:"before,omitempty"`
-	// After is the hash of what the run left; "" when the process died
-	// before the change was confirmed.
+	// After is the hash of what the run left, "-" for no file; "" when
+	// the process died before the change was confirmed.
 	After string `json:"after,omitempty"`
+}
+
+// Gone reports whether the run left no file at the path.
+func (c ChangeInfo) Gone() bool { return c.After == absent }
+
+// unchanged reports whether the run's changes of the file did not land:
+// it left what it found.
+func (c *ChangeInfo) unchanged() bool {
+	if c.Create {
+		return c.After == absent
+	}
+	return c.After == c.Before
 }
 
 // Recovery says what a damaged log gave back.
@@ -280,7 +292,9 @@ func (r *runInfo) info() RunInfo {
 	out := r.RunInfo
 	out.Changes = nil
 	for _, c := range r.changes {
-		out.Changes = append(out.Changes, *c)
+		if !c.unchanged() {
+			out.Changes = append(out.Changes, *c)
+		}
 	}
 	slices.SortFunc(out.Changes, func(a, b ChangeInfo) int { return strings.Compare(a.Path, b.Path) })
 	return out

@@ -394,10 +394,10 @@ func TestSession_A11_Queue(t *testing.T) {
 			mu.Unlock()
 			r.End("done", 0, "")
 		}()
-		waitFor(t, func() bool { s.queue.mu.Lock(); defer s.queue.mu.Unlock(); return len(s.queue.waiting) == i })
+		waitFor(t, func() bool { return s.queue.waiters() == i })
 	}
 	giveUp()
-	waitFor(t, func() bool { s.queue.mu.Lock(); defer s.queue.mu.Unlock(); return len(s.queue.waiting) == 3 })
+	waitFor(t, func() bool { return s.queue.waiters() == 3 })
 	other, _ := st.New()
 	done := make(chan struct{})
 	go func() {
@@ -454,4 +454,50 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 	t.Fatal("condition not reached")
+}
+
+// A11: tickets taken in one order begin in that order, whatever order
+// their goroutines reach Begin; a ticket given up (before or while
+// waiting, or after its turn came) passes the turn on.
+func TestSession_A11_TicketsKeepArrivalOrder(t *testing.T) {
+	st, _ := newStore(t, "")
+	s, _ := st.New()
+	tickets := make([]*Ticket, 5)
+	for i := range tickets {
+		tickets[i] = s.Reserve()
+	}
+	tickets[0].Cancel() // held the turn: hands it on
+	tickets[3].Cancel() // waiting: leaves the line
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	for _, i := range []int{4, 2, 1} { // reach Begin in reverse
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := tickets[i].Begin(t.Context(), "plan", "x", 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			tickets[i].Cancel() // after Begin: nothing
+			r.End("done", 0, "")
+		}()
+		time.Sleep(10 * time.Millisecond)
+	}
+	wg.Wait()
+	if d := cmp.Diff([]int{1, 2, 4}, order); d != "" {
+		t.Errorf("order (-want +got):\n%s", d)
+	}
+	if _, err := tickets[1].Begin(t.Context(), "plan", "again", 0); err == nil {
+		t.Error("a ticket began two runs")
+	}
+	if r, err := s.Begin(t.Context(), "plan", "after", 0); err != nil {
+		t.Errorf("the queue is stuck: %v", err)
+	} else {
+		r.End("done", 0, "")
+	}
 }
