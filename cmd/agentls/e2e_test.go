@@ -127,8 +127,19 @@ func TestE2E(t *testing.T) {
 		}
 		// T16: the user's edited text reached the model as "modify".
 		raw := model.Requests()
-		if last := string(raw[len(raw)-1]); !strings.Contains(last, `\"answer\":\"modify\"`) || !strings.Contains(last, "git push --dry-run") {
-			t.Errorf("the last model request lacks the modified human_confirm answer:\n%s", tail2(last, 600))
+		if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
+			return strings.Contains(string(r), `\"answer\":\"modify\"`) && strings.Contains(string(r), "git push --dry-run")
+		}) {
+			t.Errorf("no model request has the modified human_confirm answer:\n%s", tail2(string(raw[len(raw)-1]), 600))
+		}
+		// A16: "execute this plan" sent the plan's conversation and the
+		// instruction to carry it out.
+		if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
+			s := string(r)
+			return strings.Contains(s, "Carry out the plan above") && strings.Contains(s, "Plan greeting the whole world") &&
+				strings.Contains(s, `greet(\"whole world\") in main.go`)
+		}) {
+			t.Errorf("no model request continues the plan's session with \"carry out the plan above\"")
 		}
 	})
 }
