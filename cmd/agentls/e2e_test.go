@@ -179,6 +179,17 @@ var nodeScenarios = []nodeScenario{
 		}
 	}},
 	{name: "execute_without_saveDocuments_E6", scenario: "execute-no-save", allTurns: true},
+	{name: "session_plan_execute_revert_A16", scenario: "session", allTurns: true, check: func(t *testing.T, reqs []modelRequest) {
+		if len(reqs) != 3 {
+			t.Fatalf("model requests = %d, want 3 (plan, edit, final answer)", len(reqs))
+		}
+		msgs := reqs[1].Messages
+		var last string
+		_ = json.Unmarshal(msgs[len(msgs)-1].Content, &last)
+		if len(msgs) != 4 || msgs[2].Role != "assistant" || !strings.Contains(last, "Carry out the plan above") {
+			t.Errorf("A16: the execute's first request should be system, the plan's task and answer, and \"carry out the plan above\"; got %d messages, last %q", len(msgs), last)
+		}
+	}},
 	{name: "execute_unsaved_buffer_E9", scenario: "execute-overlay", allTurns: true},
 	{name: "review_E5", scenario: "review", allTurns: true},
 	{name: "cancel_request_E8", scenario: "cancel-request"},
