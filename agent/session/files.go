@@ -239,6 +239,14 @@ func (st *Store) prune() {
 		}
 		all = append(all, rd)
 	}
+	// Temp files of an atomic write the process did not finish (a crash).
+	tmps, _ := filepath.Glob(filepath.Join(st.dir, ".tmp-*"))
+	more, _ := filepath.Glob(filepath.Join(st.dir, "*.files", "*", ".tmp-*"))
+	for _, tmp := range append(tmps, more...) {
+		if fi, err := os.Stat(tmp); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			_ = os.Remove(tmp)
+		}
+	}
 	slices.SortFunc(all, func(a, b runDir) int { return b.mod.Compare(a.mod) })
 	var total int64
 	kept := 0

@@ -67,6 +67,9 @@ func (s *Session) Begin(ctx context.Context, mode, instruction string, reverts i
 // Begin is [Session.Begin] at this ticket's place in the line.
 func (t *Ticket) Begin(ctx context.Context, mode, instruction string, reverts int) (*Run, error) {
 	s := t.s
+	if s.readOnly {
+		return nil, fmt.Errorf("session %s: a snapshot cannot begin runs", s.ID)
+	}
 	if t.begun.Swap(true) {
 		return nil, fmt.Errorf("session %s: a ticket begins one run", s.ID)
 	}

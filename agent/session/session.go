@@ -33,6 +33,7 @@ type Session struct {
 	runs     []*runInfo
 	recovery *Recovery
 	warned   bool              // a write failure was reported
+	readOnly bool              // a snapshot from [Store.Inspect]
 	blobs    map[string][]byte // checkpoints of a store in memory, by blob path
 }
 

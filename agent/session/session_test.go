@@ -501,3 +501,31 @@ func TestSession_A11_TicketsKeepArrivalOrder(t *testing.T) {
 		r.End("done", 0, "")
 	}
 }
+
+// A11: Inspect reads a damaged log as it is: it says what is damaged,
+// shows the readable prefix, and changes nothing on disk.
+func TestStore_A11_InspectChangesNothing(t *testing.T) {
+	st, _ := newStore(t, t.TempDir())
+	s, log := writeSession(t, st)
+	bad := append(bytes.Clone(log[:len(log)/2]), []byte("garbage\n")...)
+	if err := os.WriteFile(st.path(s.ID), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st2, warns := reopen(t, st)
+	got, err := st2.Inspect(s.ID[:6])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Recovery() == nil || len(got.Messages()) == 0 {
+		t.Errorf("recovery %v, %d messages", got.Recovery(), len(got.Messages()))
+	}
+	if now, _ := os.ReadFile(st.path(s.ID)); !bytes.Equal(now, bad) {
+		t.Error("Inspect changed the log")
+	}
+	if m, _ := filepath.Glob(st.path(s.ID) + ".corrupt-*"); len(m) != 0 || len(*warns) != 0 {
+		t.Errorf("Inspect repaired: %v, warnings %q", m, *warns)
+	}
+	if _, err := got.Begin(t.Context(), "plan", "x", 0); err == nil {
+		t.Error("a snapshot began a run")
+	}
+}

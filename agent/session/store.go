@@ -188,6 +188,40 @@ func (st *Store) Session(id string) (*Session, error) {
 	return s, nil
 }
 
+// Inspect reads the session with the given ID or unique prefix as it is
+// on disk, without repairing a damaged log or starting a session in place
+// of an unreadable one (listings, `agentls sessions show`). The returned
+// session is a snapshot: it cannot begin runs.
+func (st *Store) Inspect(id string) (*Session, error) {
+	full, err := st.resolve(id)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	live, ok := st.live[full]
+	st.mu.Unlock()
+	if ok {
+		return live, nil
+	}
+	if st.dir == "" {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	data, err := os.ReadFile(st.path(full))
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", full, err)
+	}
+	s := &Session{ID: full, st: st, readOnly: true}
+	_, rec := s.replay(data)
+	if rec != nil {
+		rec.From = full
+	}
+	s.recovery = rec
+	if fi, err := os.Stat(st.path(full)); err == nil {
+		s.updated = fi.ModTime().UTC()
+	}
+	return s, nil
+}
+
 // resolve turns an ID or unique prefix into a session ID.
 func (st *Store) resolve(id string) (string, error) {
 	id = strings.TrimSpace(id)

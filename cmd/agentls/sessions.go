@@ -113,10 +113,13 @@ type shownSession struct {
 }
 
 func showSession(st *session.Store, id string, asJSON bool, stdout, stderr io.Writer) int {
-	s, err := st.Session(id)
+	s, err := st.Inspect(id)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls sessions show: %v\n", err)
 		return 1
+	}
+	if rec := s.Recovery(); rec != nil && !asJSON {
+		fmt.Fprintf(stderr, "agentls: %s\n", rec)
 	}
 	out := shownSession{Session: s.Info(), Runs: s.Runs(), Messages: s.Messages(), Recovery: s.Recovery()}
 	if asJSON {
