@@ -88,6 +88,20 @@ func (q *queue) waiters() int {
 	return len(q.waiting)
 }
 
+// tryLock takes the lock of lockFile if no one holds it, without waiting;
+// nil when it is held (or cannot be taken).
+func tryLock(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
 // lockPoll is how often a run waiting for another process's lock on a
 // session looks again.
 const lockPoll = 50 * time.Millisecond

@@ -101,8 +101,10 @@ func (t *Ticket) Begin(ctx context.Context, mode, instruction string, reverts in
 	return r, nil
 }
 
-// refresh re-reads the log when another process appended to it since it
-// was loaded (two `agentls exec --continue` one after the other).
+// refresh re-reads the log, under the session's lock, when another
+// process appended to it since it was loaded (two `agentls exec
+// --continue` one after the other) or it looked damaged then; a damaged
+// log is repaired as at load.
 func (s *Session) refresh() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -110,19 +112,42 @@ func (s *Session) refresh() {
 		return
 	}
 	fi, err := s.f.Stat()
-	if err != nil || fi.Size() == s.size {
+	if err != nil || (fi.Size() == s.size && !s.unchecked) {
 		return
 	}
-	data, err := os.ReadFile(s.st.path(s.ID))
+	s.unchecked = false
+	path := s.st.path(s.ID)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return
 	}
 	good, rec := s.replay(data)
 	s.size = int64(good)
-	if rec != nil {
-		// Another process left a torn record: never append after it.
-		_ = s.f.Truncate(s.size)
-		s.st.log.Warn("Session tail dropped", slog.String("session", s.ID), slog.String("recovery", rec.String()))
+	if rec == nil {
+		return
+	}
+	rec.From = s.ID
+	s.recovery = rec
+	s.st.warn("agentls: " + rec.String())
+	s.st.log.Warn("Session recovered", slog.String("session", s.ID), slog.String("recovery", rec.String()))
+	if err := s.repair(path, data, good, rec); err != nil {
+		// Never append after a damaged record: the log stays as it is and
+		// this session goes on in memory.
+		s.f.Close()
+		s.f = nil
+		return
+	}
+	// The repair replaced the file (or removed it): append to the new one.
+	s.f.Close()
+	s.f = nil
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	s.f = f
+	if rec.Fresh {
+		s.size = 0
+		_ = s.write(true, &record{Kind: kindSession, Time: time.Now().UTC(), Version: formatVersion, ID: s.ID, Root: s.st.root})
 	}
 }
 

@@ -34,6 +34,9 @@ type Session struct {
 	recovery *Recovery
 	warned   bool              // a write failure was reported
 	readOnly bool              // a snapshot from [Store.Inspect]
+	// unchecked: the log looked damaged while another process held its
+	// lock; Begin reads it again under the lock.
+	unchecked bool
 	blobs    map[string][]byte // checkpoints of a store in memory, by blob path
 }
 
@@ -160,6 +163,13 @@ func create(st *Store, id string) (*Session, error) {
 // load reads a session's log, recovering a damaged one.
 func load(st *Store, id string) (*Session, error) {
 	path := st.path(id)
+	// A log is repaired only under the session's lock, never while a run
+	// of another process appends to it (what looks torn may be its write
+	// in progress); that run's end, and our run's begin, come first.
+	lock := tryLock(filepath.Join(st.dir, id+".lock"))
+	if lock != nil {
+		defer lock.Close()
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
@@ -169,7 +179,10 @@ func load(st *Store, id string) (*Session, error) {
 	if fi, err := os.Stat(path); err == nil {
 		s.updated = fi.ModTime().UTC()
 	}
-	if rec != nil {
+	switch {
+	case rec != nil && lock == nil:
+		s.unchecked = true // looked at again by Begin, under the lock
+	case rec != nil:
 		rec.From = id
 		if err := s.repair(path, data, good, rec); err != nil {
 			return nil, err

@@ -529,3 +529,49 @@ func TestStore_A11_InspectChangesNothing(t *testing.T) {
 		t.Error("a snapshot began a run")
 	}
 }
+
+// A11: a log that looks damaged while another process runs the session
+// (its write may be in progress) is not repaired then; the next run's
+// Begin, under the lock, repairs it and says so.
+func TestStore_A11_RepairOnlyUnderLock(t *testing.T) {
+	st, _ := newStore(t, t.TempDir())
+	s, log := writeSession(t, st)
+	running, err := s.Begin(t.Context(), "plan", "busy", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, _ := os.ReadFile(st.path(s.ID))
+	torn := append(bytes.Clone(now), []byte(`{"k":"msg","m":{"role":"assis`)...)
+	if err := os.WriteFile(st.path(s.ID), torn, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st2, warns := reopen(t, st)
+	s2, err := st2.Session(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, _ := os.ReadFile(st.path(s.ID)); !bytes.Equal(on, torn) || len(*warns) != 0 || s2.Recovery() != nil {
+		t.Fatalf("repaired while another process held the lock: warnings %q", *warns)
+	}
+	// The other process's write completes its line; its run ends.
+	fixed := append(bytes.Clone(now), []byte("garbage\n")...)
+	if err := os.WriteFile(st.path(s.ID), fixed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	running.End("done", 0, "")
+	r, err := s2.Begin(t.Context(), "plan", "next", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Checkpoint(append(r.History(), user("next")))
+	r.End("done", 0, "")
+	if len(*warns) != 1 || s2.Recovery() == nil {
+		t.Errorf("after the lock: warnings %q", *warns)
+	}
+	st3, _ := reopen(t, st)
+	again, _ := st3.Session(s.ID)
+	if again.Recovery() != nil || len(again.Messages()) != 13 || len(again.Runs()) != 5 {
+		t.Errorf("after the repair: recovery %v, %d messages, %d runs", again.Recovery(), len(again.Messages()), len(again.Runs()))
+	}
+	_ = log
+}
