@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llmtest"
+	"github.com/agentls/agentls/agent/script"
 )
 
 // crashTurns is the number of edit turns of the run that gets killed.
@@ -72,9 +74,8 @@ func TestCrash_A11_KillNineThenContinue(t *testing.T) {
 			}
 
 			// The run that is killed.
-			srv := newScriptServer(t, crashScript())
 			arrived := make(chan int, 2*crashTurns+2)
-			srv.OnRequest = func(n int, _ []byte) { arrived <- n + 1 }
+			srv := newScriptServer(t, crashScript(), func(n int, _ []byte) { arrived <- n + 1 })
 			cmd := exec.Command(bin, "exec", "--approve=all", "--file", "main.go", "write every version")
 			cmd.Dir, cmd.Env = ws, env(srv.URL)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -110,7 +111,7 @@ func TestCrash_A11_KillNineThenContinue(t *testing.T) {
 			}
 
 			// The run that continues.
-			srv2 := newScriptServer(t, `{"content":"continued"}`)
+			srv2 := newScriptServer(t, `{"content":"continued"}`, nil)
 			cont := exec.Command(bin, "exec", "--continue", "--approve=never", "go on")
 			cont.Dir, cont.Env = ws, env(srv2.URL)
 			got, err := cont.CombinedOutput()
@@ -157,19 +158,24 @@ func TestCrash_A11_KillNineThenContinue(t *testing.T) {
 	}
 }
 
+// scriptServer is a scripted model on loopback whose OnRequest hook is
+// set before it serves (llmtest.NewServer serves at once).
 type scriptServer struct {
-	*llmtest.Server
+	*script.Handler
+	URL string
 }
 
-func newScriptServer(t *testing.T, script string) scriptServer {
+func newScriptServer(t *testing.T, text string, onRequest func(int, []byte)) scriptServer {
 	t.Helper()
-	s, err := llmtest.ParseScript([]byte(script))
+	s, err := llmtest.ParseScript([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.NewServer(s)
+	h := script.NewHandler(s)
+	h.OnRequest = onRequest
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return scriptServer{srv}
+	return scriptServer{Handler: h, URL: srv.URL + "/v1"}
 }
 
 type wireMessage struct {
