@@ -32,12 +32,12 @@ type Session struct {
 	turns    int             // assistant messages ever written
 	runs     []*runInfo
 	recovery *Recovery
-	warned   bool              // a write failure was reported
-	readOnly bool              // a snapshot from [Store.Inspect]
+	warned   bool // a write failure was reported
+	readOnly bool // a snapshot from [Store.Inspect]
 	// unchecked: the log looked damaged while another process held its
 	// lock; Begin reads it again under the lock.
 	unchecked bool
-	blobs    map[string][]byte // checkpoints of a store in memory, by blob path
+	blobs     map[string][]byte // checkpoints of a store in memory, by blob path
 }
 
 // runInfo is what the log says about one run.
