@@ -86,6 +86,9 @@ type RunOptions struct {
 	ReadRef func(ctx context.Context, path string) ([]byte, error)
 	// Normalizers replace [DefaultNormalizers] (tests).
 	Normalizers []Normalizer
+	// Journal, when set, is given the conversation at every turn boundary
+	// (a session's log; see [Journal]).
+	Journal Journal
 }
 
 // Step records one tool call of a run.
@@ -178,6 +181,7 @@ func (r *run) loop(ctx context.Context) *Outcome {
 		}
 	}
 	r.msgs = append(r.msgs, Message{Role: RoleUser, Content: prompts.Task(task)})
+	r.checkpoint()
 	toolCtx := withCaller(ctx, r.depth)
 	for turn := 1; ; turn++ {
 		if turn > r.opts.MaxTurns {
@@ -211,6 +215,7 @@ func (r *run) loop(ctx context.Context) *Outcome {
 		if err := r.callTools(toolCtx, calls, turn); err != nil {
 			return r.finish(StatusCancelled, "cancelled", err)
 		}
+		r.checkpoint()
 	}
 }
 
@@ -317,6 +322,7 @@ func (r *run) finish(s Status, summary string, err error) *Outcome {
 	if len(r.msgs) > 1 {
 		r.out.Messages = append([]Message(nil), r.msgs[1:]...)
 	}
+	r.checkpoint()
 	level := LevelInfo
 	if s == StatusFailed {
 		level = LevelError

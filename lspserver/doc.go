@@ -16,6 +16,12 @@
 //     position.go);
 //   - the custom workspace/executeCommand commands (execute_command.go,
 //     run.go), whose wire shapes live in the sub-package command;
+//   - sessions (A11, A16): every run is a run of an agent/session session,
+//     continued with its sessionId; commands on one session take their
+//     place in line on the read loop, in wire order (session_order.go),
+//     and run one after the other (session.go); before a change is
+//     proposed its old content is kept (checkpoint.go), and agentls.revert
+//     proposes the restore like any other change (revert.go);
 //   - translating a run into LSP: edit proposals into workspace/applyEdit
 //     with one annotated edit per hunk (edits.go, apply_edit.go, verify.go),
 //     questions into window/showMessageRequest (approver.go, confirm.go),

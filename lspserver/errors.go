@@ -34,6 +34,8 @@ const (
 	ReasonStrict           Reason = "strict.violation" // strict mode turned a repair into a failure (A8)
 	ReasonCanceled         Reason = "canceled"
 	ReasonUserDeclined     Reason = "user.declined"
+	ReasonSessionNotFound  Reason = "session.not_found" // no session or run with that ID (A16)
+	ReasonNothingToRevert  Reason = "session.nothing_to_revert"
 	ReasonInternal         Reason = "internal"
 )
 

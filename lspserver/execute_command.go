@@ -23,15 +23,18 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams("executeCommand: " + err.Error())
 	}
-	if p.Command == command.Cancel {
+	switch p.Command {
+	case command.Cancel:
 		return s.cancelCommand(p.Arguments)
+	case command.Revert:
+		return s.revertCommand(ctx, p.Arguments)
 	}
 	mode, ok := commandModes[p.Command]
 	if !ok {
 		return nil, invalidParams(fmt.Sprintf("unknown command %q; want one of %s", p.Command, strings.Join(command.All, ", ")))
 	}
 	if len(p.Arguments) != 1 {
-		return nil, invalidParams(fmt.Sprintf("%s takes one argument {uri, range?, instruction}, got %d", p.Command, len(p.Arguments)))
+		return nil, invalidParams(fmt.Sprintf("%s takes one argument {uri, range?, instruction, sessionId?}, got %d", p.Command, len(p.Arguments)))
 	}
 	var a command.Args
 	dec := json.NewDecoder(bytes.NewReader(p.Arguments[0]))
@@ -43,11 +46,11 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 		return nil, invalidParams(p.Command + ": uri is required")
 	}
 	a.Instruction = strings.TrimSpace(a.Instruction)
-	if a.Instruction == "" {
-		if a.Instruction = mode.DefaultInstruction(); a.Instruction == "" {
-			return nil, invalidParams(p.Command + ": instruction is required")
-		}
+	instruction, err := instructionFor(mode, &a)
+	if err != nil {
+		return nil, invalidParams(p.Command + ": " + err.Error())
 	}
+	a.Instruction = instruction
 	res, err := s.runAgent(ctx, mode, &a)
 	if err != nil {
 		return nil, err

@@ -76,6 +76,10 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		s.mu.Unlock()
 	}()
 
+	// A command continuing a session takes its place in line in wire
+	// order, before the call goes async (A11).
+	ctx, giveUp := s.reserveTurn(ctx, req.Method(), req.Params())
+	defer giveUp()
 	jsonrpc2.Async(ctx)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -101,6 +101,7 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 			caps.documentChanges = we.DocumentChanges != nil && *we.DocumentChanges
 			caps.annotations = we.ChangeAnnotationSupport != nil
 			caps.createFiles = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindCreate)
+			caps.deleteFiles = slices.Contains(we.ResourceOperations, protocol.ResourceOperationKindDelete)
 		}
 	}
 	if w := c.Window; w != nil {

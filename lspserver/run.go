@@ -2,8 +2,6 @@ package lspserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 
@@ -21,11 +19,22 @@ type runState struct {
 // once, equipped with its gateway, handed to the agent loop, and its
 // outcome becomes the command result.
 func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args) (*command.Result, error) {
+	sess, err := s.findSession(ctx, a.SessionID)
+	if err != nil {
+		return nil, err
+	}
 	r, err := s.prepareRun(ctx, mode, a)
 	if err != nil {
 		return nil, err
 	}
 	defer r.close()
+	// Runs of one session take turns from here (A11).
+	sr, err := s.beginSession(ctx, r, sess, a.Instruction)
+	if err != nil {
+		return nil, err
+	}
+	var out *agent.Outcome
+	defer func() { endSession(sr, out) }()
 	if err := s.equip(r); err != nil {
 		return nil, err
 	}
@@ -34,7 +43,7 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	r.log.Info("Run started", slog.String("target", r.rel))
 	prog := s.beginProgress(rctx, r.id, "agentls "+mode.String())
 	r.opts.Reporter = prog
-	out := agent.Run(rctx, r.opts)
+	out = agent.Run(rctx, r.opts)
 	res := s.finishRun(ctx, rctx, r, out)
 	prog.end(string(out.Status))
 	r.log.Info("Run ended", slog.String("status", string(out.Status)), slog.Int("turns", out.Turns))
@@ -72,7 +81,8 @@ func (s *Server) trackRun(ctx context.Context, id string) (context.Context, func
 	}
 }
 
-// cancelRun cancels the run with the given session ID.
+// cancelRun cancels the running run of the session with the given ID (a
+// session runs one run at a time).
 func (s *Server) cancelRun(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,10 +91,4 @@ func (s *Server) cancelRun(id string) bool {
 		r.cancel()
 	}
 	return ok
-}
-
-func newSessionID() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -18,7 +18,7 @@ import (
 // gets them onto the disk (or says which are not yet). ctx is the
 // request's context, rctx the run's.
 func (s *Server) finishRun(ctx, rctx context.Context, r *run, out *agent.Outcome) *command.Result {
-	res := &command.Result{SessionID: r.id, Status: command.Status(out.Status), Summary: out.Summary,
+	res := &command.Result{SessionID: r.id, RunID: r.runID, Status: command.Status(out.Status), Summary: out.Summary,
 		Steps: wireSteps(out.Steps), Incomplete: out.Incomplete}
 	if r.mode.Findings() {
 		if out.Status == agent.StatusDone {

@@ -20,7 +20,7 @@ func (s *Server) equip(r *run) error {
 		Allowed: r.mode.Tools(allowsHosts(r.policy)), ReadOnly: r.mode.ReadOnly(),
 	}
 	if !r.mode.ReadOnly() {
-		o.Edits, o.Sync = r.prop, r.prop.flush
+		o.Edits, o.Sync = r.edits(), r.prop.flush
 	}
 	if r.mode.SubAgents() && s.subAgents {
 		o.Tools = []*tools.Tool{agent.SubAgentTool(r.opts, nil)}

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/sandbox"
@@ -20,7 +21,9 @@ import (
 // per-run pieces its tools report to. opts is what the agent loop gets;
 // [Server.equip] adds the gateway and runAgent the progress reporter.
 type run struct {
-	id     string
+	id     string // the session's ID, set by [Server.beginSession]
+	runID  string // the run's ID in its session
+	srun   *session.Run
 	mode   agent.Mode
 	rel    string // the target, workspace-relative; "." for the root
 	policy *tools.Policy
@@ -43,7 +46,7 @@ func (s *Server) prepareRun(ctx context.Context, mode agent.Mode, a *command.Arg
 	if err != nil {
 		return nil, failf(ReasonInternal, "cannot open the workspace")
 	}
-	r := &run{id: newSessionID(), mode: mode, rel: rel, ws: &workspace{s: s, root: root}, counts: &editCounts{}}
+	r := &run{mode: mode, rel: rel, ws: &workspace{s: s, root: root}, counts: &editCounts{}}
 	task, err := s.task(ctx, r.ws, rel, a)
 	if err == nil {
 		r.policy, err = s.runPolicy(ctx)
@@ -56,7 +59,7 @@ func (s *Server) prepareRun(ctx context.Context, mode agent.Mode, a *command.Arg
 		r.close()
 		return nil, err
 	}
-	r.log = s.log.With(slog.String("session", r.id), slog.String("mode", mode.String()))
+	r.log = s.log.With(slog.String("mode", mode.String()))
 	r.sink = &findingSink{s: s, ws: r.ws}
 	r.prop = &proposer{s: s, ws: r.ws, counts: r.counts, timeout: r.policy.QuestionTimeout()}
 	r.opts = &agent.RunOptions{Model: model, Mode: mode, Task: task, Logger: r.log, ReadRef: r.readRef,

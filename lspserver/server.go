@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
@@ -46,6 +47,13 @@ type Options struct {
 	Exec *exec.Runner
 	// Logger receives server logs (never stdout). Nil discards them.
 	Logger *slog.Logger
+	// StateDir is where sessions persist (A11, A16): agentls's state
+	// directory, never inside the workspace. Empty keeps them in memory
+	// for the connection.
+	StateDir string
+	// SessionLimits bound the checkpoints kept for reverts; nil means
+	// session.DefaultLimits.
+	SessionLimits *session.Limits
 }
 
 // Serve speaks LSP over rwc until the client exits, the stream ends or ctx
@@ -108,6 +116,7 @@ type Server struct {
 	quiet      chan struct{}
 	runs       map[string]*runState
 	diagURIs   map[uri.URI]bool // URIs holding agentls diagnostics
+	store      *session.Store   // the workspace's sessions, opened at first use
 }
 
 type lifecycle int
@@ -124,6 +133,7 @@ type clientCaps struct {
 	documentChanges  bool
 	annotations      bool
 	createFiles      bool
+	deleteFiles      bool // resource operation delete (reverting a created file)
 	workDoneProgress bool
 	saveDocuments    bool // experimental.agentls.saveDocuments
 	editText         bool // experimental.agentls.editText

@@ -32,8 +32,9 @@ var depsRules = map[string][]string{
 	"tools/htmltext":      {},
 	"agent":               {"tools/...", "prompts", "agent/..."},
 	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
-	"lspserver/command":   {}, // the wire shapes: shared by server, clients and the generated protocol.ts
-	"agent/script":        {}, // the demo's scripted model: a product package, no agent internals
+	"lspserver/command":   {},        // the wire shapes: shared by server, clients and the generated protocol.ts
+	"agent/script":        {},        // the demo's scripted model: a product package, no agent internals
+	"agent/session":       {"agent"}, // sessions persist the agent's conversation; no tools, no LSP
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 }
 
@@ -63,6 +64,7 @@ var closedThirdParty = map[string][]string{
 	"tools/htmltext":    {"golang.org/x/net/html"},
 	"lspserver/command": {"go.lsp.dev/protocol"},
 	"agent/script":      {},
+	"agent/session":     {},
 }
 
 type pkg struct {
@@ -117,6 +119,9 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"tools imports the HTML parser", pkg{module + "/tools", []string{"golang.org/x/net/html"}}, 1},
 		{"exec imports another library", pkg{module + "/sandbox/exec", []string{"github.com/google/go-cmp/cmp"}}, 1},
 		{"htmltext imports sandbox", pkg{module + "/tools/htmltext", []string{module + "/sandbox"}}, 1},
+		{"session imports tools", pkg{module + "/agent/session", []string{module + "/tools"}}, 1},
+		{"session imports LSP", pkg{module + "/agent/session", []string{"go.lsp.dev/protocol"}}, 2},
+		{"allowed: session", pkg{module + "/agent/session", []string{module + "/agent", "hash/crc32"}}, 0},
 		{"tools imports a test helper", pkg{module + "/tools", []string{module + "/sandbox/sandboxtest"}}, 1},
 		{"allowed: sqlguard", pkg{module + "/sandbox/sqlguard", []string{module + "/sandbox", "modernc.org/sqlite", "database/sql"}}, 0},
 		{"allowed: shell", pkg{module + "/sandbox/shell", []string{module + "/sandbox", "mvdan.cc/sh/v3/syntax"}}, 0},

@@ -127,8 +127,19 @@ func TestE2E(t *testing.T) {
 		}
 		// T16: the user's edited text reached the model as "modify".
 		raw := model.Requests()
-		if last := string(raw[len(raw)-1]); !strings.Contains(last, `\"answer\":\"modify\"`) || !strings.Contains(last, "git push --dry-run") {
-			t.Errorf("the last model request lacks the modified human_confirm answer:\n%s", tail2(last, 600))
+		if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
+			return strings.Contains(string(r), `\"answer\":\"modify\"`) && strings.Contains(string(r), "git push --dry-run")
+		}) {
+			t.Errorf("no model request has the modified human_confirm answer:\n%s", tail2(string(raw[len(raw)-1]), 600))
+		}
+		// A16: "execute this plan" sent the plan's conversation and the
+		// instruction to carry it out.
+		if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
+			s := string(r)
+			return strings.Contains(s, "Carry out the plan above") && strings.Contains(s, "Plan greeting the whole world") &&
+				strings.Contains(s, `greet(\"whole world\") in main.go`)
+		}) {
+			t.Errorf("no model request continues the plan's session with \"carry out the plan above\"")
 		}
 	})
 }
@@ -168,6 +179,17 @@ var nodeScenarios = []nodeScenario{
 		}
 	}},
 	{name: "execute_without_saveDocuments_E6", scenario: "execute-no-save", allTurns: true},
+	{name: "session_plan_execute_revert_A16", scenario: "session", allTurns: true, check: func(t *testing.T, reqs []modelRequest) {
+		if len(reqs) != 3 {
+			t.Fatalf("model requests = %d, want 3 (plan, edit, final answer)", len(reqs))
+		}
+		msgs := reqs[1].Messages
+		var last string
+		_ = json.Unmarshal(msgs[len(msgs)-1].Content, &last)
+		if len(msgs) != 4 || msgs[2].Role != "assistant" || !strings.Contains(last, "Carry out the plan above") {
+			t.Errorf("A16: the execute's first request should be system, the plan's task and answer, and \"carry out the plan above\"; got %d messages, last %q", len(msgs), last)
+		}
+	}},
 	{name: "execute_unsaved_buffer_E9", scenario: "execute-overlay", allTurns: true},
 	{name: "review_E5", scenario: "review", allTurns: true},
 	{name: "cancel_request_E8", scenario: "cancel-request"},

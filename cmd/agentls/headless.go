@@ -24,6 +24,8 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	verbose := fs.Bool("v", false, "debug logging on stderr")
 	profile := fs.String("profile", tools.ProfileHeadless, "policy profile: editor, headless or ci")
+	cont := fs.Bool("continue", false, "continue the workspace's most recent session (A16)")
+	sessionID := fs.String("session", "", "continue the session with this ID (or a unique prefix)")
 	var strict strictFlag
 	fs.Var(&strict, "strict", "fail the run instead of repairing silently (CI, evaluations); --strict=pairing,compaction,normalizer for some")
 	if err := fs.Parse(args); err != nil {
@@ -39,7 +41,14 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 		return 2
 	}
 	instruction := strings.Join(fs.Args(), " ")
-	if strings.TrimSpace(instruction) == "" && mode.DefaultInstruction() == "" {
+	if *cont && *sessionID != "" {
+		fmt.Fprintf(stderr, "agentls %s: --continue and --session exclude each other\n", cmd)
+		return 2
+	}
+	continuing := *cont || *sessionID != ""
+	// An execute that continues a session without an instruction carries
+	// out the plan above.
+	if strings.TrimSpace(instruction) == "" && mode.DefaultInstruction() == "" && !(continuing && mode == agent.ModeExecute) {
 		fmt.Fprintf(stderr, "agentls %s: an instruction is required\n", cmd)
 		return 2
 	}
@@ -67,12 +76,15 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 		defer closer.Close()
 	}
 	opts.Strict = strict.Strict
+	if *cont {
+		*sessionID = latestSession(opts.StateDir, stderr)
+	}
 	// In runs that may write, run_command starts without waiting for a helper.
 	procs := exec.New(&exec.Options{Prestart: !mode.ReadOnly(), Logger: log})
 	defer procs.Close()
 	opts.Exec = procs
 	return headless.Exec(ctx, &headless.Options{
-		Mode: mode, Instruction: instruction, File: *file, Range: *rng,
+		Mode: mode, Instruction: instruction, File: *file, Range: *rng, SessionID: *sessionID,
 		Approve: headless.Approve(*approve), JSON: *asJSON,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Server: opts,
 	})

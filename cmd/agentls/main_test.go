@@ -41,6 +41,9 @@ func TestScript(t *testing.T) {
 			"fakemodel":   fakeModel,
 			"frame":       frameLSP,
 			"checkframes": checkFrames,
+			"modelreq":    scriptModelRequest,
+			"damage":      damageSession,
+			"sessionid":   sessionID,
 		},
 	})
 }
@@ -53,6 +56,7 @@ func fakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	srv := llmtest.NewServer(script)
 	ts.Defer(srv.Close)
+	models.Store(ts, srv)
 	ts.Setenv("OPENAI_BASE_URL", srv.URL)
 	ts.Setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
 	ts.Setenv("AGENTLS_MODEL", "scripted")

@@ -21,7 +21,10 @@ import (
 
 const usage = `usage:
   agentls [serve] [-log FILE] [-v]     speak LSP on stdio (editors start this)
-  agentls plan|review|exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION
+  agentls plan|review|exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json]
+                       [--continue | --session ID] INSTRUCTION
+  agentls sessions [--json] [show ID]  this workspace's sessions, the last used first
+  agentls revert [--json] [RUN]        restore the files a run changed (default: the last run)
   agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl
   agentls call [--root DIR] [--approve never|all] TOOL JSON
   agentls demo                         offline demo with a built-in scripted model
@@ -43,6 +46,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return headlessCmd(ctx, cmd, args, stdin, stdout, stderr, getenv)
 	case "vet":
 		return vetCmd(ctx, args, stdin, stdout, stderr, getenv)
+	case "sessions":
+		return sessionsCmd(args, stdout, stderr, getenv)
+	case "revert":
+		return revertCmd(ctx, args, stdout, stderr, getenv)
 	case "call":
 		return callCmd(ctx, args, stdout, stderr, getenv)
 	case "demo":
@@ -135,6 +142,7 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 		userPolicy = p // the editor's agentls.policyFile setting
 	}
 	return &lspserver.Options{
+		StateDir:      stateDir(getenv),
 		Logger:        log,
 		MaxTurns:      cfg.MaxTurns,
 		ContextTokens: cfg.ContextTokens,

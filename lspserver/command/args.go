@@ -16,15 +16,30 @@ type Target struct {
 // Unknown fields are an error.
 type Args struct {
 	Target
-	// Instruction says what to do. Plan and execute need one; a review
-	// without one gets a default.
+	// Instruction says what to do. Plan needs one; a review without one
+	// gets a default, and so does an execute that continues a session
+	// ([ExecutePlanInstruction]: carry out the plan above).
 	Instruction string `json:"instruction" ts:"optional"`
+	// SessionID continues that session (A16): the run sees its whole
+	// conversation. Empty starts a new session. Runs of one session take
+	// turns; runs of different sessions run side by side.
+	SessionID string `json:"sessionId,omitempty" ts:"optional"`
 }
 
 // CancelArgs is the optional argument of [Cancel]; without it every run
 // is cancelled.
 type CancelArgs struct {
+	// SessionID is the session whose running run is cancelled.
 	SessionID string `json:"sessionId"`
+}
+
+// RevertArgs is the optional argument of [Revert]. With RunID that run is
+// reverted; with only SessionID the last run of that session that changed
+// files; with neither, the last such run of the workspace's most recent
+// session.
+type RevertArgs struct {
+	SessionID string `json:"sessionId,omitempty" ts:"optional"`
+	RunID     string `json:"runId,omitempty" ts:"optional"`
 }
 
 // CancelResult is the result of [Cancel]: the session IDs of the runs it

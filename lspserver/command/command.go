@@ -31,10 +31,17 @@ const (
 	Execute = "agentls.execute"
 	// Cancel: Cancel one run ({"sessionId"}) or all runs (no argument).
 	Cancel = "agentls.cancel"
+	// Revert: Restore the files a run changed ({"runId"} or
+	// {"sessionId"}, or the last run), refusing those changed since.
+	Revert = "agentls.revert"
 )
 
 // All lists the commands, in the order initialize advertises them.
-var All = []string{Plan, Review, Execute, Cancel}
+var All = []string{Plan, Review, Execute, Cancel, Revert}
+
+// ExecutePlanInstruction is the instruction of an [Execute] that continues
+// a session without one of its own: "execute this plan".
+const ExecutePlanInstruction = "Carry out the plan above: make the changes it describes, then summarize what you changed."
 
 // CodeActionKind is the kind of the code actions that offer [Plan],
 // [Review] and [Execute] for a selection, with a [Target] as their one

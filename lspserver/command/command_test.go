@@ -19,13 +19,13 @@ func TestJSON(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"empty result", Result{}, `{"sessionId":"","status":"","summary":"","edits":{"proposed":0,"applied":0,"rejected":0}}`},
+		{"empty result", Result{}, `{"sessionId":"","runId":"","status":"","summary":"","edits":{"proposed":0,"applied":0,"rejected":0}}`},
 		{"full result", Result{
-			SessionID: "abc", Status: StatusDone, Summary: "ok",
+			SessionID: "abc", RunID: "abc-2", Status: StatusDone, Summary: "ok",
 			Steps:    []Step{{Turn: 1, Tool: "read_file", OK: true}, {Turn: 2, Tool: "edit_file", Code: "approval_denied"}},
 			Findings: []Finding{{Path: "a.go", Line: 3, Severity: "error", Message: "m"}, {Path: "a.go", Line: 3, EndLine: 5, Severity: "hint", Message: "n"}},
 			Edits:    EditCounts{Proposed: 2, Applied: 1, Rejected: 1}, Incomplete: true,
-		}, `{"sessionId":"abc","status":"done","summary":"ok",` +
+		}, `{"sessionId":"abc","runId":"abc-2","status":"done","summary":"ok",` +
 			`"steps":[{"turn":1,"tool":"read_file","ok":true},{"turn":2,"tool":"edit_file","ok":false,"code":"approval_denied"}],` +
 			`"findings":[{"path":"a.go","line":3,"severity":"error","message":"m"},{"path":"a.go","line":3,"endLine":5,"severity":"hint","message":"n"}],` +
 			`"edits":{"proposed":2,"applied":1,"rejected":1},"incomplete":true}`},
@@ -34,6 +34,9 @@ func TestJSON(t *testing.T) {
 			`{"uri":"file:///w/a.go","range":{"start":{"line":0,"character":0},"end":{"line":2,"character":5}},"instruction":"x"}`},
 		{"code action target", Target{URI: "file:///w/a.go", Range: r},
 			`{"uri":"file:///w/a.go","range":{"start":{"line":0,"character":0},"end":{"line":2,"character":5}}}`},
+		{"args continuing a session", Args{Target: Target{URI: "file:///w"}, SessionID: "abc"}, `{"uri":"file:///w","instruction":"","sessionId":"abc"}`},
+		{"revert", RevertResult{SessionID: "abc", RunID: "abc-3", Reverted: "abc-2", Restored: []string{"a.go"}, Stale: []RevertedFile{{Path: "b.go", Reason: "changed since"}}, Failed: []RevertedFile{}},
+			`{"sessionId":"abc","runId":"abc-3","reverted":"abc-2","restored":["a.go"],"stale":[{"path":"b.go","reason":"changed since"}],"failed":[]}`},
 		{"cancel", CancelResult{Cancelled: []string{}}, `{"cancelled":[]}`},
 		{"edit text cancelled", EditTextResult{}, `{"text":null}`},
 		{"edit text", EditTextResult{Text: &text}, `{"text":"git push --dry-run"}`},

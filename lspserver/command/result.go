@@ -2,9 +2,13 @@ package command
 
 // Result is the result of [Plan], [Review] and [Execute] (E3).
 type Result struct {
-	// SessionID names the run, for [Cancel] and the logs.
+	// SessionID names the session the run belongs to: pass it back in
+	// [Args.SessionID] to continue it, or to [Cancel].
 	SessionID string `json:"sessionId"`
-	Status    Status `json:"status"`
+	// RunID names this run in its session ("<sessionId>-<n>"), for
+	// [Revert].
+	RunID  string `json:"runId"`
+	Status Status `json:"status"`
 	// Summary is the model's final answer.
 	Summary string `json:"summary"`
 	// Steps are the run's tool calls, in order.
@@ -57,4 +61,28 @@ type EditCounts struct {
 	Proposed int `json:"proposed"`
 	Applied  int `json:"applied"`
 	Rejected int `json:"rejected"`
+}
+
+// RevertResult is the result of [Revert].
+type RevertResult struct {
+	// SessionID and RunID name the revert run, itself recorded in the
+	// session and revertable.
+	SessionID string `json:"sessionId"`
+	RunID     string `json:"runId"`
+	// Reverted is the run whose changes were restored.
+	Reverted string `json:"reverted"`
+	// Restored lists the files put back as they were before that run.
+	Restored []string `json:"restored"`
+	// Stale lists the files refused because they changed since that run
+	// (by the user, or a later run); they are left as they are.
+	Stale []RevertedFile `json:"stale"`
+	// Failed lists the files that could not be restored: not kept (over a
+	// checkpoint limit, expired), or the editor refused the change.
+	Failed []RevertedFile `json:"failed"`
+}
+
+// RevertedFile is a file a revert refused or could not restore, and why.
+type RevertedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }

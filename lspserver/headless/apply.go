@@ -33,7 +33,12 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 		case *protocol.RenameFile:
 			return fail("unsupported resource operation " + ch.Kind), nil
 		case *protocol.DeleteFile:
-			return fail("unsupported resource operation " + ch.Kind), nil
+			ok, reason := c.deleteFile(ch, p.Edit.ChangeAnnotations)
+			if !ok {
+				return fail(reason), nil
+			}
+			applied = true
+			continue
 		case *protocol.TextDocumentEdit:
 			dc = ch
 		default:
@@ -155,4 +160,32 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// deleteFile deletes a file (agentls deletes only files a reverted run
+// had created), asking first unless its annotation says the user asked
+// for it already.
+func (c *client) deleteFile(op *protocol.DeleteFile, notes map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation) (bool, string) {
+	path, rel, err := c.pathOf(string(op.URI))
+	if err != nil {
+		return false, err.Error()
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false, rel + " does not exist"
+	}
+	if !fi.Mode().IsRegular() {
+		return false, "refusing to delete " + rel + ": not a regular file"
+	}
+	question := "Delete " + rel + "?"
+	if a, ok := notes[op.AnnotationID]; ok && op.AnnotationID != "" && (a.NeedsConfirmation == nil || !*a.NeedsConfirmation) {
+		c.out.approval(question, command.ActionApprove, a.Label)
+	} else if !c.confirm(question) {
+		return false, "rejected by the user"
+	}
+	if err := os.Remove(path); err != nil {
+		return false, "delete " + rel + ": " + err.Error()
+	}
+	c.out.deleted(rel)
+	return true, ""
 }

@@ -39,6 +39,7 @@ type Options struct {
 	Dir         string // the workspace; "" means the current directory
 	File        string // optional, relative to Dir
 	Range       string // optional "L1:C1-L2:C2", 1-based
+	SessionID   string // optional: continue this session (A16)
 	Approve     Approve
 	JSON        bool
 	Stdin       io.Reader
@@ -51,9 +52,26 @@ type Options struct {
 // result. The error is non-nil when the command failed on the wire (the
 // server's RequestFailed, bad arguments) or the connection broke.
 func Run(ctx context.Context, o *Options) (*command.Result, error) {
-	c, err := newClient(o)
+	var res command.Result
+	err := session(ctx, o, func(c *client) error {
+		r, err := c.execute(ctx)
+		if r != nil {
+			res = *r
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
+	}
+	return &res, nil
+}
+
+// session starts the server in-process, initializes it, runs do and shuts
+// the server down.
+func session(ctx context.Context, o *Options, do func(c *client) error) error {
+	c, err := newClient(o)
+	if err != nil {
+		return err
 	}
 	srvSide, cliSide := net.Pipe()
 	srvDone := make(chan error, 1)
@@ -66,15 +84,36 @@ func Run(ctx context.Context, o *Options) (*command.Result, error) {
 		<-srvDone
 	}()
 	if _, err := conn.Call(ctx, "initialize", c.initParams(), nil); err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
+		return fmt.Errorf("initialize: %w", err)
 	}
 	if err := conn.Notify(ctx, "initialized", &protocol.InitializedParams{}); err != nil {
-		return nil, err
+		return err
 	}
-	res, err := c.execute(ctx)
+	err = do(c)
 	_, _ = conn.Call(context.WithoutCancel(ctx), "shutdown", nil, nil)
 	_ = conn.Notify(context.WithoutCancel(ctx), "exit", nil)
-	return res, err
+	return err
+}
+
+// Root is the workspace root a headless run in dir uses ("" for the
+// current directory): absolute, symlinks resolved, as the server keys its
+// sessions.
+func Root(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		dir = wd
+	}
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	return root, nil
 }
 
 type client struct {
@@ -88,20 +127,9 @@ type client struct {
 }
 
 func newClient(o *Options) (*client, error) {
-	dir := o.Dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = wd
-	}
-	root, err := filepath.Abs(dir)
+	root, err := Root(o.Dir)
 	if err != nil {
 		return nil, err
-	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
 	}
 	if o.Stdout == nil {
 		o.Stdout = io.Discard
@@ -134,7 +162,7 @@ func (c *client) initParams() *protocol.InitializeParams {
 				ApplyEdit: &t,
 				WorkspaceEdit: &protocol.WorkspaceEditClientCapabilities{
 					DocumentChanges:         &t,
-					ResourceOperations:      []protocol.ResourceOperationKind{protocol.ResourceOperationKindCreate},
+					ResourceOperations:      []protocol.ResourceOperationKind{protocol.ResourceOperationKindCreate, protocol.ResourceOperationKindDelete},
 					ChangeAnnotationSupport: &protocol.ChangeAnnotationsSupportOptions{GroupsOnLabel: &f},
 				},
 			},
@@ -150,7 +178,7 @@ func (c *client) execute(ctx context.Context) (*command.Result, error) {
 	if c.o.File != "" {
 		target = filepath.Join(c.root, c.o.File)
 	}
-	arg := command.Args{Target: command.Target{URI: uri.File(target).String()}, Instruction: c.o.Instruction}
+	arg := command.Args{Target: command.Target{URI: uri.File(target).String()}, Instruction: c.o.Instruction, SessionID: c.o.SessionID}
 	if c.o.Range != "" {
 		r, err := parseRange(c.o.Range)
 		if err != nil {

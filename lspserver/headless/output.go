@@ -157,7 +157,7 @@ func (p *printer) result(r *command.Result) {
 		fmt.Fprintf(p.w, "{\"type\":\"result\",%s\n", b[1:])
 		return
 	}
-	p.text(p.w, "\n%s (%s)\n", r.Status, r.SessionID)
+	p.text(p.w, "\n%s (session %s, run %s)\n", r.Status, r.SessionID, r.RunID)
 	if r.Summary != "" {
 		p.text(p.w, "%s\n", r.Summary)
 	}
@@ -165,4 +165,19 @@ func (p *printer) result(r *command.Result) {
 		p.text(p.w, "  %s:%d: %s: %s\n", f.Path, f.Line, f.Severity, f.Message)
 	}
 	p.text(p.w, "edits: %d proposed, %d applied, %d rejected\n", r.Edits.Proposed, r.Edits.Applied, r.Edits.Rejected)
+}
+
+// deleted says a file was deleted (a revert of a run that created it).
+func (p *printer) deleted(path string) {
+	if p.json {
+		p.event(deletedEvent{Path: path, Type: "deleted"})
+		return
+	}
+	p.text(p.w, "\nDeleted %s\n", path)
+}
+
+// deletedEvent is a file deleted.
+type deletedEvent struct {
+	Path string `json:"path"`
+	Type string `json:"type"`
 }

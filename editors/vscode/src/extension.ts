@@ -6,7 +6,11 @@
 // registers them from executeCommandProvider, and the middleware below fills
 // in what the server needs — the document and selection, and the
 // instruction, asked with an input box when a palette entry, the context menu
-// or a code action left it out. Edits arrive as workspace/applyEdit with
+// or a code action left it out. Every run belongs to a session: after a plan,
+// "Execute This Plan" continues its session with an execute and no
+// instruction (the server then carries out the plan above), "Follow Up…"
+// continues it with a new instruction, and after an execute "Revert" undoes
+// what the run changed (agentls.revert). Edits arrive as workspace/applyEdit with
 // change annotations that need confirmation, so VS Code shows its refactor
 // preview before anything changes; agentls/saveDocuments then saves them.
 
@@ -33,6 +37,9 @@ const NEEDS_INSTRUCTION = new Set<string>([protocol.Plan, protocol.Execute]);
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 
+/** The last run: its command, argument and result, for "execute this plan" and follow-ups. */
+let last: { command: string; arg: protocol.Args; result: protocol.Result } | undefined;
+
 /**
  * Announces experimental.agentls: saveDocuments (the server then asks us to save after an applied edit) and
  * editText (human_confirm "modify": the user edits the text the model proposed).
@@ -55,6 +62,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 	context.subscriptions.push(
 		output,
 		vscode.commands.registerCommand('agentls.restart', () => restart()),
+		vscode.commands.registerCommand('agentls.executePlan', () => continueLast(protocol.Execute, '')),
+		vscode.commands.registerCommand('agentls.followUp', () => continueLast(undefined, undefined)),
 		vscode.workspace.onDidChangeConfiguration(async (e) => {
 			if (!e.affectsConfiguration('agentls')) return;
 			const pick = await vscode.window.showInformationMessage('agentls settings changed.', 'Restart Server');
@@ -121,6 +130,7 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 		void vscode.window.showInformationMessage(`agentls: cancelled ${res?.cancelled?.length ?? 0} run(s).`);
 		return res;
 	}
+	if (command === protocol.Revert) return revert(args, next);
 	if (!RUN_COMMANDS.has(command) || !client) return next(command, args);
 
 	const arg = commandArg(client, args);
@@ -129,7 +139,9 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 		return undefined;
 	}
 	const name = command.replace(/^agentls\./, '');
-	if (NEEDS_INSTRUCTION.has(command) && !arg.instruction?.trim()) {
+	// An execute that continues a session needs no instruction: it carries out the plan above.
+	const executesPlan = command === protocol.Execute && !!arg.sessionId;
+	if (NEEDS_INSTRUCTION.has(command) && !arg.instruction?.trim() && !executesPlan) {
 		const instruction = await vscode.window.showInputBox({
 			title: `agentls ${name}`,
 			prompt: command === protocol.Plan ? 'What should be planned? (read-only)' : 'What should be changed? Every edit is shown for approval.',
@@ -141,7 +153,8 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 	}
 	try {
 		const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as protocol.Result;
-		showResult(name, result);
+		last = { command, arg: { uri: arg.uri, range: arg.range }, result };
+		showResult(name, result, command);
 		return result;
 	} catch (e) {
 		showError(name, e);
@@ -172,8 +185,44 @@ function commandArg(c: LanguageClient, args: unknown[]): protocol.Args | undefin
 	return arg;
 }
 
-function showResult(name: string, r: protocol.Result): void {
-	output.info(`${name} ${r.sessionId}: ${r.status}`);
+/**
+ * continueLast continues the last run's session: with command (the last run's own when undefined) and
+ * instruction (asked for when undefined; '' for an execute carries out the plan above).
+ */
+async function continueLast(command: string | undefined, instruction: string | undefined): Promise<unknown> {
+	if (!last) {
+		void vscode.window.showInformationMessage('agentls: no run to continue yet; run Plan… first.');
+		return undefined;
+	}
+	const arg: protocol.Args = { ...last.arg, sessionId: last.result.sessionId };
+	if (instruction !== undefined) arg.instruction = instruction;
+	return vscode.commands.executeCommand(command ?? last.command, arg);
+}
+
+/** revert runs agentls.revert (the last run of the last session without an argument) and shows what it did. */
+async function revert(args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
+	const arg = args.find((a): a is protocol.RevertArgs => typeof a === 'object' && a !== null && !(a instanceof vscode.Uri));
+	try {
+		const r = (await next(protocol.Revert, arg ? [arg] : [])) as protocol.RevertResult | undefined;
+		if (!r) return r;
+		output.info(`revert ${r.reverted} (run ${r.runId}): ${r.restored.length} restored, ${r.stale.length} stale, ${r.failed.length} failed`);
+		for (const f of [...r.stale, ...r.failed]) output.appendLine(`  ${f.path}: ${f.reason}`);
+		const text = `agentls: reverted ${r.reverted}: ${r.restored.length} file(s) restored`;
+		if (r.stale.length || r.failed.length) {
+			const left = [...r.stale, ...r.failed].map((f) => f.path).join(', ');
+			void vscode.window.showWarningMessage(`${text}; left as they are (changed since): ${left}`, 'Details').then((pick) => pick && output.show(true));
+		} else {
+			void vscode.window.showInformationMessage(text);
+		}
+		return r;
+	} catch (e) {
+		showError('revert', e);
+		return undefined;
+	}
+}
+
+function showResult(name: string, r: protocol.Result, command: string): void {
+	output.info(`${name} ${r.runId || r.sessionId}: ${r.status}`);
 	output.appendLine(r.summary);
 	for (const [i, step] of (r.steps ?? []).entries()) {
 		output.appendLine(`  ${i + 1}. ${stepText(step)}`);
@@ -187,8 +236,29 @@ function showResult(name: string, r: protocol.Result): void {
 	let text = `agentls ${name} ${r.status}: ${r.summary}`;
 	if (r.findings?.length) text += ` (${r.findings.length} finding(s) in Problems)`;
 	const show = r.status === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-	void show(text, 'Details').then((pick) => pick && output.show(true));
+	const actions: string[] = [];
+	if (command === protocol.Plan && r.status === 'done') actions.push(EXECUTE_PLAN);
+	if (r.sessionId) actions.push(FOLLOW_UP);
+	if (command === protocol.Execute && (e?.applied ?? 0) > 0) actions.push(REVERT);
+	void show(text, ...actions, 'Details').then((pick) => {
+		switch (pick) {
+			case EXECUTE_PLAN:
+				return vscode.commands.executeCommand(protocol.Execute, { ...last?.arg, instruction: '', sessionId: r.sessionId });
+			case FOLLOW_UP:
+				return vscode.commands.executeCommand(command, { ...last?.arg, sessionId: r.sessionId });
+			case REVERT:
+				return vscode.commands.executeCommand(protocol.Revert, { runId: r.runId });
+			case 'Details':
+				output.show(true);
+		}
+		return undefined;
+	});
 }
+
+// The actions offered after a run.
+const EXECUTE_PLAN = 'Execute This Plan';
+const FOLLOW_UP = 'Follow Up…';
+const REVERT = 'Revert';
 
 /** stepText renders a result step: text, or a tool step {turn, tool, ok, code?}. */
 function stepText(step: unknown): string {

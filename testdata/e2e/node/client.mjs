@@ -64,7 +64,7 @@ for (const k of ['server', 'workspace', 'scenario']) {
 	}
 }
 
-const AGENTLS_COMMANDS = ['agentls.plan', 'agentls.review', 'agentls.execute', 'agentls.cancel'];
+const AGENTLS_COMMANDS = ['agentls.plan', 'agentls.review', 'agentls.execute', 'agentls.cancel', 'agentls.revert'];
 const MAIN_GO = 'main.go';
 
 // ---------------------------------------------------------------------------
@@ -361,7 +361,7 @@ class Session {
 function checkInitializeResult(s) {
 	const caps = s.serverCapabilities;
 	const cmds = caps.executeCommandProvider?.commands ?? [];
-	check(AGENTLS_COMMANDS.every((c) => cmds.includes(c)), 'E2 executeCommandProvider lists the four agentls commands', cmds);
+	check(AGENTLS_COMMANDS.every((c) => cmds.includes(c)), 'E2 executeCommandProvider lists the agentls commands', cmds);
 	check(!!caps.codeActionProvider, 'E2 codeActionProvider advertised', caps.codeActionProvider);
 	const sync = caps.textDocumentSync;
 	const change = typeof sync === 'number' ? sync : sync?.change;
@@ -467,6 +467,39 @@ const scenarios = {
 		check(readFileSync(doc.file, 'utf8') === doc.text, 'edit is on disk after saveDocuments', readFileSync(doc.file, 'utf8'));
 		check(s.showMessageRequests.every((p) => Array.isArray(p.actions) && p.actions.length > 0), 'E7 every showMessageRequest offers actions', s.showMessageRequests);
 		checkProgress(s, 'execute');
+	},
+
+	// session: a plan, then "execute this plan" (agentls.execute with the
+	// plan's sessionId and no instruction), then agentls.revert restores the
+	// file through workspace/applyEdit (A16).
+	async session(s) {
+		const doc = s.open(MAIN_GO);
+		const before = doc.text;
+		const plan = await settle(s.execute('agentls.plan', [commandArg(doc, 'Plan capitalizing the greeting.')]));
+		if (!check(!plan.error, 'A16 plan answers a result', plan.error && describeError(plan.error))) return;
+		const p = plan.result;
+		checkResultShape(p, 'session plan');
+		check(/^[0-9a-f]{12}$/.test(p.sessionId) && p.runId === `${p.sessionId}-1`, 'A16 the plan starts a session (sessionId, runId)', p);
+		const arg = { uri: doc.uri, sessionId: p.sessionId };
+		const exec = await settle(s.execute('agentls.execute', [arg]));
+		if (!check(!exec.error, 'A16 execute with the plan\'s sessionId and no instruction answers a result', exec.error && describeError(exec.error))) return;
+		const r = exec.result;
+		checkResultShape(r, 'session execute');
+		check(r.sessionId === p.sessionId && r.runId === `${p.sessionId}-2`, 'A16 the execute continues the plan\'s session', r);
+		check(r.edits?.applied === 1, 'A16 the plan\'s edit was applied', r.edits);
+		const after = before.replace('"hello, "', '"Hello, "');
+		check(readFileSync(doc.file, 'utf8') === after, 'A16 the edit is on disk', readFileSync(doc.file, 'utf8'));
+		const edits = s.applyEdits.length;
+		const rev = await settle(s.conn.sendRequest(ExecuteCommandRequest.type, { command: 'agentls.revert', arguments: [{ runId: r.runId }] }));
+		if (!check(!rev.error, 'A16 agentls.revert answers a result', rev.error && describeError(rev.error))) return;
+		const v = rev.result;
+		log(`revert: ${JSON.stringify(v)}`);
+		check(v.reverted === r.runId && v.runId === `${p.sessionId}-3`, 'A16 the revert is a run of the session', v);
+		check(Array.isArray(v.restored) && v.restored.length === 1 && v.restored[0] === MAIN_GO, 'A16 revert restored main.go', v);
+		check(Array.isArray(v.stale) && v.stale.length === 0 && Array.isArray(v.failed) && v.failed.length === 0, 'A16 nothing stale or failed', v);
+		check(s.applyEdits.length === edits + 1, 'A16 the revert went through one workspace/applyEdit', s.applyEdits.length - edits);
+		check(doc.text === before, 'A16 the document is back', doc.text);
+		check(readFileSync(doc.file, 'utf8') === before, 'A16 the file is back on disk', readFileSync(doc.file, 'utf8'));
 	},
 
 	// execute-rejected: the user rejects the edit (E6: approval_denied to the model).

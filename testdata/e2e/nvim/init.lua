@@ -4,7 +4,8 @@
 --   nvim --headless --clean -u testdata/e2e/nvim/init.lua
 --
 -- in a copy of testdata/e2e/workspace, with the fake model playing
--- testdata/e2e/scripts/nvim.jsonl (plan, execute, review, in that order).
+-- testdata/e2e/scripts/nvim.jsonl (plan, execute, review, human_confirm,
+-- then a session: plan, execute this plan, revert; in that order).
 -- Environment:
 --   AGENTLS_E2E_BIN     the agentls binary
 --   AGENTLS_E2E_PLUGIN  the repo's editors/nvim (put on 'runtimepath')
@@ -271,6 +272,39 @@ local function run()
   check(hc.status == "done", "human_confirm run done", hc)
   local st = hc.steps or {}
   check(#st == 1 and st[1].tool == "human_confirm" and st[1].ok, "human_confirm answered through agentls/editText", st)
+
+  -- A16: a plan, then :AgentExecutePlan carries it out in the plan's
+  -- session (no instruction asked), then :AgentRevert restores the file
+  -- through workspace/applyEdit (previewed and applied like any edit).
+  local before_session = read_file(path)
+  local inputs_before = #vim.tbl_filter(function(p)
+    return p.kind == "input"
+  end, prompts)
+  agentls.last_result = nil
+  vim.cmd("AgentPlan Plan greeting the whole world")
+  local splan = wait_result("session plan")
+  check(splan.status == "done" and splan.sessionId ~= nil and splan.runId == splan.sessionId .. "-1", "A16 plan starts a session", splan)
+  agentls.last_result = nil
+  vim.cmd("AgentExecutePlan")
+  local sexec = wait_result("execute this plan")
+  check(sexec.sessionId == splan.sessionId and sexec.runId == splan.sessionId .. "-2", "A16 the execute continues the plan's session", sexec)
+  check((sexec.edits or {}).applied == 1, "A16 the plan's edit was applied", sexec.edits)
+  local inputs_after = #vim.tbl_filter(function(p)
+    return p.kind == "input"
+  end, prompts)
+  check(inputs_after == inputs_before, "A16 execute this plan asked for no instruction", prompts)
+  local changed = before_session:gsub('greet%("world"%)', 'greet("whole world")')
+  check(vim.wait(5000, function()
+    return read_file(path) == changed
+  end, 50), "A16 the plan's edit is on disk", read_file(path))
+  agentls.last_result = nil
+  vim.cmd("AgentRevert")
+  local rev = wait_result("revert")
+  check(rev.reverted == sexec.runId and #(rev.restored or {}) == 1 and #(rev.stale or {}) == 0, "A16 AgentRevert restored the run's file", rev)
+  check(vim.wait(5000, function()
+    return read_file(path) == before_session
+  end, 50), "A16 the revert is on disk", read_file(path))
+  check(buf_text(bufnr) == before_session, "A16 the revert is in the buffer", buf_text(bufnr))
 
   -- Cancel with nothing running answers an empty list.
   agentls.last_result = nil

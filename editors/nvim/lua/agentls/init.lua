@@ -1,5 +1,7 @@
 -- agentls for Neovim (0.7+): starts `agentls serve` with the built-in LSP
--- client and adds :AgentPlan, :AgentReview, :AgentExecute and :AgentCancel.
+-- client and adds :AgentPlan, :AgentReview, :AgentExecute and :AgentCancel,
+-- and for sessions :AgentExecutePlan (carry out the last plan),
+-- :AgentFollowUp (continue the last run's session) and :AgentRevert.
 --
 -- What the plugin adds on top of the built-in client (DESIGN.md E13):
 --   * window/showMessageRequest is answered with vim.ui.select, never with the
@@ -33,6 +35,7 @@ M.config = vim.deepcopy(defaults)
 M.client_id = nil
 M.initialized = false
 M.last_result = nil -- { command = ..., result = ..., err = ... } of the last command
+M.last_run = nil -- { command = ..., arg = {uri, range}, result = ... } of the last plan, review or execute
 M.last_preview = nil -- lines of the last diff shown for a proposed edit
 
 local function notify(msg, level)
@@ -303,8 +306,25 @@ local function show_result(command, result)
     vim.fn.setqflist({}, " ", { title = "agentls " .. name, items = items })
     table.insert(lines, string.format("%d finding(s) in the quickfix list (:copen)", #findings))
   end
+  if command == "agentls.plan" and result.status == "done" then
+    table.insert(lines, ":AgentExecutePlan carries out this plan, :AgentFollowUp asks more")
+  elseif command == "agentls.execute" and e and (e.applied or 0) > 0 then
+    table.insert(lines, ":AgentRevert undoes this run (" .. (result.runId or "?") .. ")")
+  end
   local level = result.status == "failed" and vim.log.levels.WARN or vim.log.levels.INFO
   notify(table.concat(lines, "\n"), level)
+end
+
+local function show_revert(result)
+  local lines = { string.format("reverted %s: %d file(s) restored", result.reverted or "?", #(result.restored or {})) }
+  for _, f in ipairs(result.stale or {}) do
+    table.insert(lines, string.format("  stale, left as it is: %s (%s)", f.path, f.reason))
+  end
+  for _, f in ipairs(result.failed or {}) do
+    table.insert(lines, string.format("  failed: %s (%s)", f.path, f.reason))
+  end
+  local bad = #(result.stale or {}) + #(result.failed or {}) > 0
+  notify(table.concat(lines, "\n"), bad and vim.log.levels.WARN or vim.log.levels.INFO)
 end
 
 local function show_error(command, err)
@@ -347,7 +367,12 @@ local function execute(command, arg, bufnr, on_done)
       show_error(command, err)
     elseif command == "agentls.cancel" then
       notify(string.format("cancelled %d run(s)", #((result or {}).cancelled or {})))
+    elseif command == "agentls.revert" then
+      show_revert(result or {})
     elseif result then
+      if arg and arg.uri then
+        M.last_run = { command = command, arg = { uri = arg.uri, range = arg.range }, result = result }
+      end
       show_result(command, result)
     end
     if on_done then
@@ -363,7 +388,10 @@ local function execute(command, arg, bufnr, on_done)
       finish(err, result)
     end, bufnr)
   end
-  local needs_instruction = command == "agentls.plan" or command == "agentls.execute"
+  -- An execute that continues a session needs no instruction: it carries
+  -- out the plan above.
+  local executes_plan = command == "agentls.execute" and arg and arg.sessionId
+  local needs_instruction = command == "agentls.plan" or (command == "agentls.execute" and not executes_plan)
   if arg and needs_instruction and (arg.instruction == nil or arg.instruction == "") then
     vim.ui.input({ prompt = command:gsub("^agentls%.", "agentls ") .. ": " }, function(input)
       if input and input ~= "" then
@@ -480,6 +508,39 @@ function M.cancel(on_done)
   execute("agentls.cancel", nil, nil, on_done)
 end
 
+-- continue_last runs command (the last run's own when nil) in the last
+-- run's session, with instruction (asked for when nil; "" for an execute
+-- carries out the plan above).
+local function continue_last(command, instruction, on_done)
+  local last = M.last_run
+  if not last or not last.result or not last.result.sessionId then
+    notify("no run to continue yet; run :AgentPlan first", vim.log.levels.WARN)
+    return
+  end
+  local arg = { uri = last.arg.uri, range = last.arg.range, sessionId = last.result.sessionId, instruction = instruction }
+  local bufnr = vim.uri_to_bufnr(last.arg.uri)
+  M.attach(bufnr)
+  execute(command or last.command, arg, bufnr, on_done)
+end
+
+-- execute_plan carries out the last plan: an execute in its session
+-- without an instruction (A16).
+function M.execute_plan(on_done)
+  continue_last("agentls.execute", "", on_done)
+end
+
+-- follow_up continues the last run's session with its command and a new
+-- instruction (asked for when nil).
+function M.follow_up(instruction, on_done)
+  continue_last(nil, instruction, on_done)
+end
+
+-- revert restores the files a run changed: run_id ("SESSION-N"), or nil
+-- for the last run that changed files.
+function M.revert(run_id, on_done)
+  execute("agentls.revert", run_id and { runId = run_id } or nil, nil, on_done)
+end
+
 local function define(name, command, desc)
   vim.api.nvim_create_user_command(name, function(o)
     local range = o.range > 0 and line_range(0, o.line1, o.line2) or nil
@@ -495,6 +556,15 @@ function M.setup(opts)
   vim.api.nvim_create_user_command("AgentCancel", function()
     M.cancel()
   end, { desc = "agentls: cancel running sessions" })
+  vim.api.nvim_create_user_command("AgentExecutePlan", function()
+    M.execute_plan()
+  end, { desc = "agentls: carry out the last plan" })
+  vim.api.nvim_create_user_command("AgentFollowUp", function(o)
+    M.follow_up(o.args ~= "" and o.args or nil)
+  end, { nargs = "*", desc = "agentls: continue the last run's session" })
+  vim.api.nvim_create_user_command("AgentRevert", function(o)
+    M.revert(o.args ~= "" and o.args or nil)
+  end, { nargs = "?", desc = "agentls: restore the files a run changed" })
 
   local group = vim.api.nvim_create_augroup("agentls", { clear = true })
   vim.api.nvim_create_autocmd({ "BufEnter", "FileType" }, {

@@ -1,0 +1,363 @@
+package session
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Errors of a [Store], wrapped with the ID concerned.
+var (
+	ErrNotFound  = errors.New("no such session")
+	ErrAmbiguous = errors.New("ambiguous session ID")
+	ErrNoRun     = errors.New("no such run")
+)
+
+// Limits bound the checkpoints a workspace keeps for reverts. A file over
+// FileBytes, or beyond RunFiles or RunBytes in one run, is still changed
+// but cannot be reverted (the run is told). Of the runs with checkpoints,
+// the newest Runs are kept, none older than MaxAge, and at most TotalBytes
+// in all; older checkpoints are deleted when a run begins.
+type Limits struct {
+	FileBytes  int64
+	RunFiles   int
+	RunBytes   int64
+	Runs       int
+	TotalBytes int64
+	MaxAge     time.Duration
+}
+
+// DefaultLimits are the checkpoint bounds when [Options.Limits] is nil.
+var DefaultLimits = Limits{
+	FileBytes:  8 << 20,
+	RunFiles:   200,
+	RunBytes:   64 << 20,
+	Runs:       50,
+	TotalBytes: 512 << 20,
+	MaxAge:     30 * 24 * time.Hour,
+}
+
+// Options configures a [Store]. A nil *Options means defaults.
+type Options struct {
+	// Logger receives the store's logs; nil discards them.
+	Logger *slog.Logger
+	// Warn, when set, is told about every failure to persist (disk full)
+	// and every damaged file recovered, in a sentence for the user; the
+	// conversation goes on either way.
+	Warn func(msg string)
+	// Limits bound the checkpoints; nil means [DefaultLimits].
+	Limits *Limits
+}
+
+// Store is the sessions of one workspace. It is safe for concurrent use;
+// within one process there is one [Session] value per session, so that
+// its runs queue (see [Session.Begin]).
+type Store struct {
+	dir    string // "" keeps sessions in memory
+	root   string
+	log    *slog.Logger
+	warn   func(string)
+	limits Limits
+
+	mu   sync.Mutex // guards live
+	live map[string]*Session
+}
+
+// Open returns the store of the workspace root under stateDir, creating
+// its directory (0700). An empty stateDir gives a store in memory.
+func Open(stateDir, root string, opts *Options) (*Store, error) {
+	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits}
+	if opts != nil {
+		st.log, st.warn = opts.Logger, opts.Warn
+		if opts.Limits != nil {
+			st.limits = *opts.Limits
+		}
+	}
+	if st.log == nil {
+		st.log = slog.New(slog.DiscardHandler)
+	}
+	if st.warn == nil {
+		st.warn = func(string) {}
+	}
+	if stateDir == "" {
+		return st, nil
+	}
+	st.dir = WorkspaceDir(stateDir, st.root)
+	if err := mkdirPrivate(st.dir); err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	// A note for people looking at the directory: which workspace it is.
+	rootFile := filepath.Join(st.dir, "root")
+	if _, err := os.Stat(rootFile); errors.Is(err, fs.ErrNotExist) {
+		_ = os.WriteFile(rootFile, []byte(st.root+"\n"), 0o600)
+	}
+	return st, nil
+}
+
+// WorkspaceDir is the directory of the sessions of root under stateDir:
+// sessions/ and the first 16 hex digits of the SHA-256 of the root's path.
+func WorkspaceDir(stateDir, root string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(root)))
+	return filepath.Join(stateDir, "sessions", hex.EncodeToString(sum[:8]))
+}
+
+// mkdirPrivate creates dir and its missing parents 0700, and makes dir
+// itself 0700 if it existed with a looser mode.
+func mkdirPrivate(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm() != 0o700 {
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
+}
+
+// Dir is the store's directory; "" for a store in memory.
+func (st *Store) Dir() string { return st.dir }
+
+// Persistent reports whether sessions are kept on disk.
+func (st *Store) Persistent() bool { return st.dir != "" }
+
+// New starts a session.
+func (st *Store) New() (*Session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for range 10 {
+		id := newID()
+		if _, ok := st.live[id]; ok {
+			continue
+		}
+		s, err := create(st, id)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		st.live[id] = s
+		return s, nil
+	}
+	return nil, errors.New("session store: cannot pick a new session ID")
+}
+
+// Session returns the session with the given ID or unique ID prefix (at
+// least 4 characters), loading it on first use. A damaged file is
+// recovered (see [Session.Recovery]); one with nothing readable gives a
+// new session in its place, with the recovery saying so.
+func (st *Store) Session(id string) (*Session, error) {
+	full, err := st.resolve(id)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s, ok := st.live[full]; ok {
+		return s, nil
+	}
+	s, err := load(st, full)
+	if err != nil {
+		return nil, err
+	}
+	if s.recovery != nil && s.recovery.Fresh {
+		// Nothing of it was readable: a new session takes over.
+		ns, err := create(st, newID())
+		if err != nil {
+			return nil, err
+		}
+		ns.recovery = s.recovery
+		st.live[ns.ID] = ns
+		return ns, nil
+	}
+	st.live[full] = s
+	return s, nil
+}
+
+// Inspect reads the session with the given ID or unique prefix as it is
+// on disk, without repairing a damaged log or starting a session in place
+// of an unreadable one (listings, `agentls sessions show`). The returned
+// session is a snapshot: it cannot begin runs.
+func (st *Store) Inspect(id string) (*Session, error) {
+	full, err := st.resolve(id)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	live, ok := st.live[full]
+	st.mu.Unlock()
+	if ok {
+		return live, nil
+	}
+	if st.dir == "" {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	data, err := os.ReadFile(st.path(full))
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", full, err)
+	}
+	s := &Session{ID: full, st: st, readOnly: true}
+	_, rec := s.replay(data)
+	if rec != nil {
+		rec.From = full
+	}
+	s.recovery = rec
+	if fi, err := os.Stat(st.path(full)); err == nil {
+		s.updated = fi.ModTime().UTC()
+	}
+	return s, nil
+}
+
+// resolve turns an ID or unique prefix into a session ID.
+func (st *Store) resolve(id string) (string, error) {
+	id = strings.TrimSpace(id)
+	if !validID(id) {
+		return "", fmt.Errorf("%w: %q is not a session ID", ErrNotFound, id)
+	}
+	ids, err := st.ids()
+	if err != nil {
+		return "", err
+	}
+	var match []string
+	for _, have := range ids {
+		if have == id {
+			return id, nil
+		}
+		if len(id) >= 4 && strings.HasPrefix(have, id) {
+			match = append(match, have)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return "", fmt.Errorf("%w: %s", ErrNotFound, id)
+	case 1:
+		return match[0], nil
+	}
+	return "", fmt.Errorf("%w: %s matches %s", ErrAmbiguous, id, strings.Join(match, ", "))
+}
+
+// ids lists the sessions on disk and in memory.
+func (st *Store) ids() ([]string, error) {
+	st.mu.Lock()
+	ids := make([]string, 0, len(st.live))
+	for id := range st.live {
+		ids = append(ids, id)
+	}
+	st.mu.Unlock()
+	if st.dir == "" {
+		return ids, nil
+	}
+	ents, err := os.ReadDir(st.dir)
+	if err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && e.Type().IsRegular() && validID(id) && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// Latest returns the ID of the session used last (the one whose log
+// changed last), or ErrNotFound when the workspace has none.
+func (st *Store) Latest() (string, error) {
+	infos, err := st.List()
+	if err != nil {
+		return "", err
+	}
+	if len(infos) == 0 {
+		return "", fmt.Errorf("%w: this workspace has no sessions yet", ErrNotFound)
+	}
+	return infos[0].ID, nil
+}
+
+// List describes the workspace's sessions, the one used last first. A
+// damaged session is listed with [Info.Damaged] set.
+func (st *Store) List() ([]Info, error) {
+	ids, err := st.ids()
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, id := range ids {
+		st.mu.Lock()
+		s, ok := st.live[id]
+		st.mu.Unlock()
+		var info Info
+		if ok {
+			info = s.Info()
+		} else if info, err = scan(st, id); err != nil {
+			st.log.Warn("Session not listed", slog.String("session", id), slog.String("err", err.Error()))
+			continue
+		}
+		out = append(out, info)
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// path is the log file of session id.
+func (st *Store) path(id string) string { return filepath.Join(st.dir, id+".jsonl") }
+
+// idLen is the length of a session ID: 12 hex digits.
+const idLen = 12
+
+func newID() string {
+	b := make([]byte, idLen/2)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// validID reports whether id can name a session file: hex digits only, so
+// that no ID reaches outside the store's directory.
+func validID(id string) bool {
+	if id == "" || len(id) > idLen {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// RunID is the ID of run n of a session: "<session>-<n>".
+func RunID(session string, n int) string { return session + "-" + strconv.Itoa(n) }
+
+// ParseRunID splits a run ID into its session (ID or prefix) and number.
+// A bare session ID has run 0: the caller picks one.
+func ParseRunID(s string) (session string, n int, err error) {
+	id, num, ok := strings.Cut(strings.TrimSpace(s), "-")
+	if !validID(id) {
+		return "", 0, fmt.Errorf("%w: %q is not a run ID (want SESSION-N)", ErrNoRun, s)
+	}
+	if !ok {
+		return id, 0, nil
+	}
+	n, err = strconv.Atoi(num)
+	if err != nil || n < 1 {
+		return "", 0, fmt.Errorf("%w: %q is not a run ID (want SESSION-N)", ErrNoRun, s)
+	}
+	return id, n, nil
+}

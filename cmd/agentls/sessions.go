@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/session"
+	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/tools"
+)
+
+// openSessions opens the session store of the current directory's
+// workspace; its warnings go to stderr.
+func openSessions(state string, stderr io.Writer) (*session.Store, error) {
+	if state == "" {
+		return nil, errors.New("no state directory: set HOME or XDG_STATE_HOME")
+	}
+	root, err := headless.Root("")
+	if err != nil {
+		return nil, err
+	}
+	return session.Open(state, root, &session.Options{Warn: func(m string) { fmt.Fprintln(stderr, m) }})
+}
+
+// latestSession is the ID of the workspace's most recent session for
+// --continue, or "" (a new session) when there is none.
+func latestSession(state string, stderr io.Writer) string {
+	st, err := openSessions(state, stderr)
+	if err == nil {
+		var id string
+		if id, err = st.Latest(); err == nil {
+			return id
+		}
+	}
+	fmt.Fprintf(stderr, "agentls: nothing to continue (%v); starting a new session\n", err)
+	return ""
+}
+
+// sessionsCmd is `agentls sessions [--json] [show ID]` (A16).
+func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON: one session per line, or the whole session with show")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) > 0 && rest[0] == "show" {
+		// Flags may follow the subcommand: sessions show --json ID.
+		if err := fs.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		rest = append([]string{"show"}, fs.Args()...)
+	}
+	switch {
+	case len(rest) == 0, len(rest) == 1 && rest[0] == "list":
+	case len(rest) == 2 && rest[0] == "show":
+	default:
+		fmt.Fprintln(stderr, "usage: agentls sessions [--json] [show ID]")
+		return 2
+	}
+	st, err := openSessions(stateDir(getenv), stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls sessions: %v\n", err)
+		return 1
+	}
+	if len(rest) == 2 {
+		return showSession(st, rest[1], *asJSON, stdout, stderr)
+	}
+	infos, err := st.List()
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls sessions: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, i := range infos {
+			_ = enc.Encode(i)
+		}
+		return 0
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(stdout, "no sessions in this workspace yet")
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tMODE\tSTARTED\tTURNS\tTASK")
+	for _, i := range infos {
+		task := i.Task
+		if i.Damaged != "" {
+			task = "[damaged: " + i.Damaged + "] " + task
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", i.ID, i.Mode, i.Started.Local().Format("2006-01-02 15:04"), i.Turns, task)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+// shownSession is `agentls sessions show --json`.
+type shownSession struct {
+	Session  session.Info      `json:"session"`
+	Runs     []session.RunInfo `json:"runs"`
+	Messages []agent.Message   `json:"messages"`
+	Recovery *session.Recovery `json:"recovery,omitempty"`
+}
+
+func showSession(st *session.Store, id string, asJSON bool, stdout, stderr io.Writer) int {
+	s, err := st.Inspect(id)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls sessions show: %v\n", err)
+		return 1
+	}
+	if rec := s.Recovery(); rec != nil && !asJSON {
+		fmt.Fprintf(stderr, "agentls: %s\n", rec)
+	}
+	out := shownSession{Session: s.Info(), Runs: s.Runs(), Messages: s.Messages(), Recovery: s.Recovery()}
+	if asJSON {
+		b, _ := json.Marshal(out)
+		fmt.Fprintf(stdout, "%s\n", b)
+		return 0
+	}
+	i := out.Session
+	fmt.Fprintf(stdout, "session %s (%s), started %s, %d turns, %d messages\n", i.ID, i.Mode, i.Started.Local().Format("2006-01-02 15:04"), i.Turns, i.Messages)
+	for _, r := range out.Runs {
+		status := r.Status
+		if status == "" {
+			status = "did not end"
+		}
+		fmt.Fprintf(stdout, "\nrun %s  %s  %s  %s\n", r.ID, r.Mode, status, r.Instruction)
+		if r.RevertedBy != 0 {
+			fmt.Fprintf(stdout, "  reverted by %s\n", session.RunID(s.ID, r.RevertedBy))
+		}
+		for _, c := range r.Changes {
+			what := "changed"
+			if c.Create {
+				what = "created"
+			} else if c.Gone() {
+				what = "deleted"
+			}
+			if !c.Kept {
+				what += " (not revertable)"
+			}
+			fmt.Fprintf(stdout, "  %s %s\n", what, c.Path)
+		}
+	}
+	fmt.Fprintln(stdout, "\nconversation:")
+	for _, m := range out.Messages {
+		line := firstLine(m.Content)
+		for _, c := range m.ToolCalls {
+			line = strings.TrimSpace(line + " → " + c.Name)
+		}
+		fmt.Fprintf(stdout, "  %-9s %s\n", m.Role, line)
+	}
+	return 0
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > 120 {
+		s = strings.ToValidUTF8(s[:120], "") + "…"
+	}
+	return s
+}
+
+// revertCmd is `agentls revert [--json] [--session ID] [RUN]` (A16).
+func revertCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("revert", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	sessionID := fs.String("session", "", "revert the last run of this session that changed files")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "usage: agentls revert [--json] [--session ID] [RUN]")
+		return 2
+	}
+	a := &command.RevertArgs{SessionID: *sessionID, RunID: fs.Arg(0)}
+	log := newLogger(io.Discard, false)
+	opts, err := serverOptions(getenv, log, tools.ProfileHeadless)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls: %v\n", err)
+		return 1
+	}
+	return headless.Revert(ctx, &headless.Options{JSON: *asJSON, Approve: headless.ApproveNever, Stdout: stdout, Stderr: stderr, Server: opts}, a)
+}

@@ -1,0 +1,71 @@
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/command"
+)
+
+// Revert runs agentls.revert (A16) with the in-process server: the files
+// the run changed are restored through workspace/applyEdit, which this
+// client writes to disk like any approved edit. It prints the result and
+// returns the exit code: 0 when every file was restored, 1 otherwise.
+func Revert(ctx context.Context, o *Options, a *command.RevertArgs) int {
+	var res command.RevertResult
+	err := session(ctx, o, func(c *client) error {
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		params := &protocol.ExecuteCommandParams{Command: command.Revert, Arguments: []protocol.LSPAny{raw}}
+		var out json.RawMessage
+		if _, err := c.conn.Call(ctx, "workspace/executeCommand", params, &out); err != nil {
+			return err
+		}
+		return json.Unmarshal(out, &res)
+	})
+	p := &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr}
+	if err != nil {
+		p.failure(err)
+		return 1
+	}
+	p.revert(&res)
+	if len(res.Stale) > 0 || len(res.Failed) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// failure prints a command's wire error.
+func (p *printer) failure(err error) {
+	if p.json {
+		p.event(errorEvent{Data: wireData(err), Message: err.Error(), Type: "error"})
+		return
+	}
+	fmt.Fprintf(p.errw, "agentls: %v\n", err)
+}
+
+// revert prints a revert's result.
+func (p *printer) revert(r *command.RevertResult) {
+	if p.json {
+		b, _ := json.Marshal(r)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fmt.Fprintf(p.w, "{\"type\":\"revert\",%s\n", b[1:])
+		return
+	}
+	p.text(p.w, "\nreverted %s (run %s)\n", r.Reverted, r.RunID)
+	for _, f := range r.Restored {
+		p.text(p.w, "  restored %s\n", f)
+	}
+	for _, f := range r.Stale {
+		p.text(p.w, "  stale    %s: %s (left as it is)\n", f.Path, f.Reason)
+	}
+	for _, f := range r.Failed {
+		p.text(p.w, "  failed   %s: %s\n", f.Path, f.Reason)
+	}
+}
