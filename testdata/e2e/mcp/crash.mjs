@@ -5,9 +5,16 @@
 //   sleep {ms}     answers after ms milliseconds (call timeouts)
 //   big {chars}    answers with that many characters (result spilling, A15)
 // With CRASH_AT_START=1 it exits before it speaks (a server that fails to start).
+// With CRASH_STARTS=FILE it appends a line to FILE each time it starts, so a
+// test can count the restarts.
+import { appendFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
+
+if (process.env.CRASH_STARTS) {
+  appendFileSync(process.env.CRASH_STARTS, `${process.pid}\n`);
+}
 
 if (process.env.CRASH_AT_START === "1") {
   process.stderr.write("crash.mjs: exiting at start as asked\n");
