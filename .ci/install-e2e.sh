@@ -2,7 +2,9 @@
 # Installs what the real-client e2e tests (cmd/agentls/e2e_test.go) need and
 # builds the VS Code extension:
 #   - Neovim from apt (Debian bookworm: 0.7.2), if nvim is missing;
-#   - npm ci in testdata/e2e/node and editors/vscode, skipped when
+#   - npm ci in testdata/e2e/node, testdata/e2e/mcp (the MCP servers of the
+#     e2e tests: @modelcontextprotocol/server-everything and crash.mjs on
+#     @modelcontextprotocol/sdk) and editors/vscode, skipped when
 #     node_modules already matches package-lock.json;
 #   - editors/vscode: type-check (tsc --noEmit), bundle (esbuild) and package
 #     (vsce, offline) to editors/vscode/agentls.vsix, skipped when nothing
@@ -52,6 +54,7 @@ npm_ci() {
 }
 
 npm_ci "$repo/testdata/e2e/node"
+npm_ci "$repo/testdata/e2e/mcp"
 npm_ci "$repo/editors/vscode"
 
 vsc=$repo/editors/vscode

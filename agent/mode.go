@@ -37,7 +37,9 @@ type modeSpec struct {
 	readOnly bool
 	// findings: the run reports findings, published as diagnostics (E5).
 	findings bool
-	brief    prompts.Brief
+	// mcp: the run offers the tools of the user's MCP servers (B6).
+	mcp   bool
+	brief prompts.Brief
 	// instruction is the task when the user gives none; "" means the user
 	// must give one.
 	instruction string
@@ -59,7 +61,7 @@ var modes = [...]modeSpec{
 	// Execute: the two tools that propose file changes, commands,
 	// questions to the user, read-only SQL and arithmetic.
 	ModeExecute: {name: "execute", tools: slices.Concat(planTools, []string{"edit_file", "write_file", "run_command",
-		"human_confirm", "sql_query", "calculator"}), network: true, subAgents: true, brief: prompts.BriefExecute},
+		"human_confirm", "sql_query", "calculator"}), network: true, subAgents: true, mcp: true, brief: prompts.BriefExecute},
 }
 
 // Modes returns every mode, in table order.
@@ -114,6 +116,11 @@ func (m Mode) ReadOnly() bool { return m.spec().readOnly }
 
 // SubAgents reports whether a run in m offers the agent tool (B7).
 func (m Mode) SubAgents() bool { return m.spec().subAgents }
+
+// MCP reports whether a run in m offers the tools of the user's MCP
+// servers (B6): only runs that may change things do, since what an MCP
+// tool does is the server's claim.
+func (m Mode) MCP() bool { return m.spec().mcp }
 
 // Findings reports whether a run in m reports findings (E5).
 func (m Mode) Findings() bool { return m.spec().findings }

@@ -114,3 +114,16 @@ func TestParseMode_Unknown(t *testing.T) {
 		t.Errorf("Mode(9): read-only %v, sub-agents %v, %q", out.ReadOnly(), out.SubAgents(), out)
 	}
 }
+
+// TestMode_B6_MCPOnlyInExecute: MCP tools join execute runs only; plan and
+// review, which are read-only, never offer them.
+func TestMode_B6_MCPOnlyInExecute(t *testing.T) {
+	for _, m := range agent.Modes() {
+		if got, want := m.MCP(), m == agent.ModeExecute; got != want {
+			t.Errorf("%s: MCP() = %v, want %v", m, got, want)
+		}
+		if m.MCP() && m.ReadOnly() {
+			t.Errorf("%s offers MCP tools in a read-only run", m)
+		}
+	}
+}

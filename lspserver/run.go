@@ -35,6 +35,7 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	}
 	var out *agent.Outcome
 	defer func() { endSession(sr, out) }()
+	r.ext = s.extensions(ctx)
 	if err := s.equip(r); err != nil {
 		return nil, err
 	}
@@ -43,7 +44,13 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	r.log.Info("Run started", slog.String("target", r.rel))
 	prog := s.beginProgress(rctx, r.id, "agentls "+mode.String())
 	r.opts.Reporter = prog
+	if r.ext != nil {
+		r.ext.SessionStart(rctx, r.id, s.root)
+	}
 	out = agent.Run(rctx, r.opts)
+	if r.ext != nil {
+		r.ext.Stop(context.WithoutCancel(rctx), r.id, s.root, string(out.Status))
+	}
 	res := s.finishRun(ctx, rctx, r, out)
 	prog.end(string(out.Status))
 	r.log.Info("Run ended", slog.String("status", string(out.Status)), slog.Int("turns", out.Turns))

@@ -25,6 +25,7 @@ func (s *Server) equip(r *run) error {
 	if r.mode.SubAgents() && s.subAgents {
 		o.Tools = []*tools.Tool{agent.SubAgentTool(r.opts, nil)}
 	}
+	r.equipExtensions(o)
 	gw, err := tools.NewGateway(s.reg, o)
 	if err != nil {
 		r.log.Error("No gateway", slog.String("err", err.Error()))

@@ -33,6 +33,7 @@ type run struct {
 	sink   *findingSink
 	prop   *proposer
 	opts   *agent.RunOptions
+	ext    Extensions // the connection's hooks and MCP servers; nil: none
 }
 
 // prepareRun resolves a command into a run: its target, workspace, task,

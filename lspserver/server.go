@@ -45,6 +45,11 @@ type Options struct {
 	// Exec runs the commands of run_command; nil means a runner of the
 	// server's own, without prestart.
 	Exec *exec.Runner
+	// StartExtensions starts the user's hooks and MCP servers for the
+	// workspace root at the connection's first run; ask puts questions
+	// (trust of project entries) to the user through the editor. Nil
+	// means none. Serve closes them when it returns.
+	StartExtensions func(ctx context.Context, root string, ask tools.Approver) Extensions
 	// Logger receives server logs (never stdout). Nil discards them.
 	Logger *slog.Logger
 	// StateDir is where sessions persist (A11, A16): agentls's state
@@ -74,6 +79,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s.exit()
 	s.stopRuns()
 	s.drain(5 * time.Second)
+	defer s.closeExtensions()
 	closed := make(chan struct{})
 	go func() {
 		_ = conn.Close() // closing a finished stream may report an already-closed pipe
@@ -100,6 +106,7 @@ type Server struct {
 	conn      jsonrpc2.Conn
 	docs      *documents
 	sess      *tools.Session // "always allow" answers of this connection
+	ext       extensions     // hooks and MCP servers, started at the first run
 
 	exited   chan struct{}
 	exitOnce sync.Once

@@ -28,6 +28,7 @@ const (
 	CodeResourceLimit    Code = "resource_limit"    // a size or count limit was hit
 	CodeTimeout          Code = "timeout"           // the call took too long
 	CodeUnavailable      Code = "unavailable"       // the capability is absent in this run
+	CodeToolUnavailable  Code = "tool_unavailable"  // the tool's MCP server crashed or stopped; its tools are gone
 	CodeInternal         Code = "internal"          // a bug or broken infrastructure
 	CodePolicyDenied     Code = "policy_denied"     // a policy rule or risk default refused the call
 	CodeCommandDenied    Code = "command_denied"    // a command was refused by analysis or policy

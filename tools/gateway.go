@@ -36,7 +36,10 @@ type GatewayOptions struct {
 	// Session remembers "always allow" answers across runs.
 	Session *Session
 	// Audit receives one record per decision; nil discards.
-	Audit     *AuditLog
+	Audit *AuditLog
+	// Hooks run the user's PreToolUse and PostToolUse hooks around every
+	// call; nil runs none.
+	Hooks     Hooks
 	SessionID string
 	Logger    *slog.Logger
 
@@ -77,7 +80,7 @@ func NewGateway(reg *Registry, o *GatewayOptions) (*Runner, error) {
 	policy.Apply(env)
 	return NewRunner(reg, env, &RunnerOptions{
 		Allowed: slices.Clone(o.Allowed), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,
-		Session: o.Session, Audit: o.Audit, SessionID: o.SessionID, Logger: o.Logger,
+		Session: o.Session, Audit: o.Audit, Hooks: o.Hooks, SessionID: o.SessionID, Logger: o.Logger,
 	}), nil
 }
 

@@ -49,6 +49,9 @@ func (r *Registry) Register(t *Tool) error {
 		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
 	}
 	c := jsonschema.NewCompiler()
+	// A schema may come from an MCP server: a $ref it holds must never
+	// make the compiler read a file (/dev/zero, /proc/…) or anything else.
+	c.UseLoader(refusingLoader{})
 	url := "agentls:tool/" + t.Name
 	if err := c.AddResource(url, doc); err != nil {
 		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
@@ -64,6 +67,14 @@ func (r *Registry) Register(t *Tool) error {
 	}
 	r.tools[t.Name] = &entry{tool: t, schema: sch}
 	return nil
+}
+
+// refusingLoader loads no schema: only the tool's own document and the
+// compiler's built-in metaschemas are ever used.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema references %q: external references are not loaded", cut(url, 80))
 }
 
 // MustRegister is [Registry.Register] for built-in tools, whose definitions

@@ -44,7 +44,10 @@ type RunnerOptions struct {
 	// Session remembers "always allow" answers across runs.
 	Session *Session
 	// Audit receives one record per decision; nil discards.
-	Audit     *AuditLog
+	Audit *AuditLog
+	// Hooks run the user's PreToolUse and PostToolUse hooks around every
+	// call (A13); nil runs none.
+	Hooks     Hooks
 	SessionID string
 	Logger    *slog.Logger
 }
@@ -54,7 +57,10 @@ type RunnerOptions struct {
 // order, cheapest refusals first: T2 registered tool, T1 parse, T3 schema,
 // E4 read-only run, T4-T6 the tool's check (normalize, sandbox policy,
 // preview), T5 policy rules, T7 approval, T8 execution, T9 result checks,
-// T10 audit.
+// T10 audit. PreToolUse hooks run after policy and before approval (a
+// hook can refuse what the policy let through, never let through what it
+// refused, and the user is not asked about a call a hook blocks);
+// PostToolUse hooks run after the result checks.
 type Runner struct {
 	reg  *Registry
 	env  *Env
@@ -106,15 +112,18 @@ func (r *Runner) Vet(ctx context.Context, name, args string) Verdict {
 // only when ctx is done; every other failure is an error Result.
 func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
 	start := time.Now()
-	p := r.prepare(ctx, name, args)
+	p := r.preHooks(ctx, name, r.prepare(ctx, name, args))
 	rec := &AuditRecord{Time: start, Session: r.opts.SessionID, Tool: name, Rule: p.verdict.Rule,
 		Decision: p.verdict.Decision, ArgsSHA256: hashArgs(name, p.verdict.Subject, p.args)}
 	if p.tool != nil {
 		rec.Risk = p.tool.Risk
 	}
-	res, err := r.execute(ctx, p, rec)
+	res, ran, err := r.execute(ctx, p, rec)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
+	}
+	if ran && err == nil {
+		res = r.postHooks(ctx, name, p, res)
 	}
 	if res.IsError {
 		rec.Code = res.Code
@@ -216,10 +225,11 @@ func deniedCode(k Risk) Code {
 	return CodePolicyDenied
 }
 
-// execute runs the approval and execution steps of a prepared call.
-func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Result, error) {
+// execute runs the approval and execution steps of a prepared call; ran
+// reports whether the tool ran.
+func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res Result, ran bool, err error) {
 	if p.refusal != nil {
-		return p.refusal.Result(), nil
+		return p.refusal.Result(), false, nil
 	}
 	t := p.tool
 	env := *r.env // this call's copy: the run's approvals and this verdict
@@ -236,26 +246,26 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 	default:
 		by, refusal := r.ask.call(ctx, t, &p.verdict)
 		if refusal != nil {
-			return refusal.Result(), nil
+			return refusal.Result(), false, nil
 		}
 		rec.ApprovedBy = by
 	}
 	// T8: run, bounded in time, with panics contained.
 	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	res, err := r.run(cctx, t, &env, p.args)
+	res, err = r.run(cctx, t, &env, p.args)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Fail(CodeInternal, "", "cancelled", ""), ctx.Err()
+			return Fail(CodeInternal, "", "cancelled", ""), true, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", t.Name, r.opts.Timeout), "narrow the request"), nil
+			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", t.Name, r.opts.Timeout), "narrow the request"), true, nil
 		}
 		r.log.Error("Tool infrastructure error", slog.String("tool", t.Name), slog.String("err", err.Error()))
-		return Fail(CodeInternal, "", "the tool failed: "+err.Error(), ""), nil
+		return Fail(CodeInternal, "", "the tool failed: "+err.Error(), ""), true, nil
 	}
 	// T9: result checks.
-	return checkResult(res, r.env.Root), nil
+	return checkResult(res, r.env.Root), true, nil
 }
 
 func (r *Runner) run(ctx context.Context, t *Tool, env *Env, args []byte) (res Result, err error) {

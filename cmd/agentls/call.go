@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/ext"
 )
 
 // callCmd runs one tool call through the whole gateway and prints the
@@ -30,7 +31,11 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	ap := cliApprover{all: *approve == "all", w: stderr}
 	procs := exec.New(nil)
 	defer procs.Close()
-	runner, err := builtinGateway(root, policy, ap, &tools.DiskProposer{Root: root}, procs)
+	// The hooks and MCP servers of the user and of the trusted project
+	// (nobody is asked about the others), as in a headless run.
+	x := ext.Start(ctx, extOptions(getenv, root, warnLogger(stderr, false)))
+	defer x.Close()
+	runner, err := builtinGateway(root, policy, ap, &tools.DiskProposer{Root: root}, procs, x.Hooks(), x.Tools())
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls call: %v\n", err)
 		return 1

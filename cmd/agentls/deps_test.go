@@ -30,6 +30,10 @@ var depsRules = map[string][]string{
 	"prompts":             {},
 	"tools":               {"sandbox/...", "tools/..."},
 	"tools/htmltext":      {},
+	"tools/hooks":         {"tools", "sandbox/exec"},                        // the user's hook commands
+	"tools/mcp":           {"tools", "sandbox/exec", "tools/mcp/mcptest"},   // MCP servers over the go-sdk
+	"tools/mcp/mcptest":   {},                                               // a test MCP server
+	"tools/ext":           {"tools", "tools/hooks", "tools/mcp", "sandbox"}, // extension config and trust
 	"agent":               {"tools/...", "prompts", "agent/..."},
 	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
 	"lspserver/command":   {},        // the wire shapes: shared by server, clients and the generated protocol.ts
@@ -40,16 +44,17 @@ var depsRules = map[string][]string{
 
 // testOnly are test-helper packages: only _test.go files (whose imports
 // go list reports apart) may import them.
-var testOnly = []string{"sandbox/sandboxtest"}
+var testOnly = []string{"sandbox/sandboxtest", "tools/mcp/mcptest"}
 
 // thirdParty says which of our packages (and those below them) may import
 // a restricted library, by import path prefix.
 var thirdParty = map[string][]string{
-	"github.com/openai/openai-go": {"agent/openai"},
-	"go.lsp.dev/":                 {"lspserver"},
-	"modernc.org/":                {"sandbox/sqlguard"}, // the SQLite driver and its C runtime
-	"mvdan.cc/sh/":                {"sandbox/shell"},
-	"golang.org/x/net/html":       {"tools/htmltext"},
+	"github.com/openai/openai-go":            {"agent/openai"},
+	"go.lsp.dev/":                            {"lspserver"},
+	"modernc.org/":                           {"sandbox/sqlguard"}, // the SQLite driver and its C runtime
+	"mvdan.cc/sh/":                           {"sandbox/shell"},
+	"golang.org/x/net/html":                  {"tools/htmltext"},
+	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"}, // and its mcptest
 }
 
 // closedThirdParty lists, for packages whose libraries are a closed list,
@@ -65,6 +70,8 @@ var closedThirdParty = map[string][]string{
 	"lspserver/command": {"go.lsp.dev/protocol"},
 	"agent/script":      {},
 	"agent/session":     {},
+	"tools/hooks":       {},
+	"tools/ext":         {},
 }
 
 type pkg struct {
@@ -123,6 +130,11 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"session imports LSP", pkg{module + "/agent/session", []string{"go.lsp.dev/protocol"}}, 2},
 		{"allowed: session", pkg{module + "/agent/session", []string{module + "/agent", "hash/crc32"}}, 0},
 		{"tools imports a test helper", pkg{module + "/tools", []string{module + "/sandbox/sandboxtest"}}, 1},
+		{"tools imports the MCP SDK", pkg{module + "/tools", []string{"github.com/modelcontextprotocol/go-sdk/mcp"}}, 1},
+		{"ext imports the MCP SDK", pkg{module + "/tools/ext", []string{"github.com/modelcontextprotocol/go-sdk/mcp"}}, 2},
+		{"hooks imports agent", pkg{module + "/tools/hooks", []string{module + "/agent"}}, 1},
+		{"ext imports the test server", pkg{module + "/tools/ext", []string{module + "/tools/mcp/mcptest"}}, 1},
+		{"allowed: mcp", pkg{module + "/tools/mcp", []string{module + "/tools", "github.com/modelcontextprotocol/go-sdk/mcp"}}, 0},
 		{"allowed: sqlguard", pkg{module + "/sandbox/sqlguard", []string{module + "/sandbox", "modernc.org/sqlite", "database/sql"}}, 0},
 		{"allowed: shell", pkg{module + "/sandbox/shell", []string{module + "/sandbox", "mvdan.cc/sh/v3/syntax"}}, 0},
 		{"allowed: exec", pkg{module + "/sandbox/exec", []string{"golang.org/x/sys/unix", "os/exec"}}, 0},

@@ -83,6 +83,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	procs := exec.New(&exec.Options{Prestart: !mode.ReadOnly(), Logger: log})
 	defer procs.Close()
 	opts.Exec = procs
+	opts.StartExtensions = startExtensions(getenv, warnLogger(stderr, *verbose), false)
 	return headless.Exec(ctx, &headless.Options{
 		Mode: mode, Instruction: instruction, File: *file, Range: *rng, SessionID: *sessionID,
 		Approve: headless.Approve(*approve), JSON: *asJSON,

@@ -15,10 +15,14 @@ import (
 
 	"github.com/agentls/agentls/agent/llmtest"
 	"github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
 
 func TestMain(m *testing.M) {
 	exec.MaybeRunHelper()
+	// With MCPTEST_SERVER=1 the binary is a test MCP server (scripts
+	// configure "command": "agentls" with that env).
+	mcptest.MaybeServe()
 	testscript.Main(m, map[string]func(){
 		"agentls": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))

@@ -27,6 +27,8 @@ const usage = `usage:
   agentls revert [--json] [RUN]        restore the files a run changed (default: the last run)
   agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl
   agentls call [--root DIR] [--approve never|all] TOOL JSON
+  agentls mcp list [--root DIR] [--json]  the MCP servers, their state and tools
+  agentls trust [--root DIR] [--yes|--revoke]  review and trust the project's hooks and MCP servers
   agentls demo                         offline demo with a built-in scripted model
   agentls version [--sandbox]          the version, and which sandbox layers this machine has
 
@@ -52,6 +54,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return revertCmd(ctx, args, stdout, stderr, getenv)
 	case "call":
 		return callCmd(ctx, args, stdout, stderr, getenv)
+	case "mcp":
+		return mcpCmd(ctx, args, stdout, stderr, getenv)
+	case "trust":
+		return trustCmd(ctx, args, stdin, stdout, stderr, getenv)
 	case "demo":
 		newModel := func(baseURL, model string) (agent.Model, error) {
 			return openai.New(&openai.Options{BaseURL: baseURL, Model: model, APIKey: "demo"})
@@ -113,6 +119,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}})
 	defer procs.Close()
 	opts.Exec = procs
+	opts.StartExtensions = startExtensions(getenv, log, true)
 	if err := lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("Server stopped", slog.String("err", err.Error()))
 		return 1

@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/ext"
 )
 
 // vetCmd reads tool calls as JSON lines and prints one decision per line
@@ -23,8 +24,9 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	g := gatewayFlags(fs, getenv)
 	var resolves multiFlag
 	fs.Var(&resolves, "resolve", "HOST:PORT:ADDR: use ADDR for HOST:PORT (repeatable), like curl")
+	start := fs.Bool("start", false, "start the MCP servers, to check calls of their tools against their schemas")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl")
+		fmt.Fprintln(stderr, "usage: agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... [--start] < calls.jsonl")
 		return 2
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)
@@ -46,32 +48,51 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		policy.HTTP.Resolve[host] = append(policy.HTTP.Resolve[host], addr)
 	}
-	runner, err := builtinGateway(root, policy, nil, nil, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
-		return 1
+	type vetCall struct {
+		Tool string          `json:"tool"`
+		Args json.RawMessage `json:"args"`
 	}
+	var calls []*vetCall // nil entries are lines that are not a call
+	var names []string
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 64<<10), 4<<20)
-	enc := json.NewEncoder(stdout)
 	for in.Scan() {
 		line := strings.TrimSpace(in.Text())
 		if line == "" {
 			continue
 		}
-		var call struct {
-			Tool string          `json:"tool"`
-			Args json.RawMessage `json:"args"`
-		}
-		if err := json.Unmarshal([]byte(line), &call); err != nil || call.Tool == "" {
-			_ = enc.Encode(tools.Verdict{Decision: tools.Deny, Code: tools.CodeInvalidArgs, Reason: `want {"tool": NAME, "args": {...}}`})
+		var c vetCall
+		if err := json.Unmarshal([]byte(line), &c); err != nil || c.Tool == "" {
+			calls = append(calls, nil)
 			continue
 		}
-		_ = enc.Encode(runner.Vet(ctx, call.Tool, string(call.Args)))
+		calls, names = append(calls, &c), append(names, c.Tool)
 	}
 	if err := in.Err(); err != nil {
 		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
 		return 1
+	}
+	// MCP tools: the real ones with --start, else placeholders that the
+	// policy alone decides on. Hooks never run: vet has no side effects.
+	xo := extOptions(getenv, root, warnLogger(stderr, false))
+	extra := ext.Placeholders(xo, names)
+	if *start {
+		x := ext.Start(ctx, xo)
+		defer x.Close()
+		extra = x.Tools()
+	}
+	runner, err := builtinGateway(root, policy, nil, nil, nil, nil, extra)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
+		return 1
+	}
+	enc := json.NewEncoder(stdout)
+	for _, c := range calls {
+		if c == nil {
+			_ = enc.Encode(tools.Verdict{Decision: tools.Deny, Code: tools.CodeInvalidArgs, Reason: `want {"tool": NAME, "args": {...}}`})
+			continue
+		}
+		_ = enc.Encode(runner.Vet(ctx, c.Tool, string(c.Args)))
 	}
 	return 0
 }
@@ -136,12 +157,18 @@ func (g *gateway) load(defaultProfile string) (root string, policy *tools.Policy
 }
 
 // builtinGateway is the gateway of vet and call: every built-in tool over
-// the workspace on disk at root. approver answers its questions; edits
-// (nil in vet) carries out approved edits; procs (nil in vet) runs
-// commands.
-func builtinGateway(root string, policy *tools.Policy, approver tools.Approver, edits tools.EditProposer, procs *exec.Runner) (*tools.Runner, error) {
+// the workspace on disk at root, and extra (MCP) tools. approver answers
+// its questions; edits (nil in vet) carries out approved edits; procs (nil
+// in vet) runs commands; hooks (nil in vet, which has no side effects) run
+// around each call.
+func builtinGateway(root string, policy *tools.Policy, approver tools.Approver, edits tools.EditProposer, procs *exec.Runner,
+	hooks tools.Hooks, extra []*tools.Tool) (*tools.Runner, error) {
 	reg := tools.NewRegistry()
 	reg.MustRegister(tools.Builtins()...)
+	allowed := reg.Names()
+	for _, t := range extra {
+		allowed = append(allowed, t.Name)
+	}
 	return tools.NewGateway(reg, &tools.GatewayOptions{Root: root, Workspace: tools.DiskWorkspace(root), Edits: edits,
-		Exec: procs, Policy: policy, Approver: approver, Allowed: reg.Names()})
+		Exec: procs, Policy: policy, Approver: approver, Hooks: hooks, Tools: extra, Allowed: allowed})
 }

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentls/agentls/tools/ext"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// mcpCmd is `agentls mcp list`: every configured MCP server started as a
+// headless run would, its state, and its tools with the server's own
+// (untrusted, capped) descriptions and annotations. A broken server is
+// reported, not an error: the exit code is 0.
+func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rootFlag := fs.String("root", ".", "workspace root")
+	asJSON := fs.Bool("json", false, "print the servers as JSON")
+	if len(args) == 0 || args[0] != "list" || fs.Parse(args[1:]) != nil || fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: agentls mcp list [--root DIR] [--json]")
+		return 2
+	}
+	root, err := resolveRoot(*rootFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls mcp: %v\n", err)
+		return 1
+	}
+	x := ext.Start(ctx, extOptions(getenv, root, warnLogger(io.Discard, false)))
+	defer x.Close()
+	servers := x.Servers()
+	for _, e := range x.Untrusted {
+		if e.Kind == "mcp" {
+			servers = append(servers, mcp.Status{Name: e.Name, State: "untrusted", Why: "a project server not trusted as it is now: " + e.What + " (run `agentls trust`)"})
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(servers)
+		return 0
+	}
+	if len(servers) == 0 {
+		fmt.Fprintln(stdout, `no MCP servers configured ("mcpServers" in the user config, or .agentls/mcp.json)`)
+	}
+	for _, s := range servers {
+		line := fmt.Sprintf("%s: %s", s.Name, s.State)
+		if s.State == mcp.StateRunning {
+			line += fmt.Sprintf(", %d tools", len(s.Tools))
+		}
+		if s.Why != "" {
+			line += " — " + s.Why
+		}
+		fmt.Fprintln(stdout, line)
+		for _, t := range s.Tools {
+			hints := ""
+			if len(t.Hints) > 0 {
+				hints = " [" + strings.Join(t.Hints, ", ") + "]"
+			}
+			if t.Skipped != "" {
+				hints += " (skipped: " + t.Skipped + ")"
+			}
+			fmt.Fprintf(stdout, "  %s%s\n      %s\n", t.Name, hints, t.Description)
+		}
+	}
+	return 0
+}
+
+// resolveRoot makes a --root absolute with symlinks resolved.
+func resolveRoot(dir string) (string, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return "", fmt.Errorf("--root: %v", err)
+	}
+	return root, nil
+}

@@ -1,0 +1,64 @@
+package lspserver
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// Extensions are the user's hooks and MCP servers of the workspace (A13,
+// B6), started once per connection, before its first run. Its methods
+// must be safe for concurrent use.
+type Extensions interface {
+	// Hooks run around every tool call of a run; nil runs none.
+	Hooks() tools.Hooks
+	// Tools are the MCP tools still available; execute runs offer them.
+	Tools() []*tools.Tool
+	// SessionStart and Stop run the hooks of those events for a run.
+	SessionStart(ctx context.Context, sessionID, cwd string)
+	Stop(ctx context.Context, sessionID, cwd, status string)
+	// Close stops the MCP servers.
+	Close() error
+}
+
+// extensions starts the connection's extensions at its first run, asking
+// the user through the editor about project entries nobody trusted yet.
+// Without [Options.StartExtensions] there are none.
+type extensions struct {
+	once sync.Once
+	ext  Extensions
+}
+
+func (s *Server) extensions(ctx context.Context) Extensions {
+	s.ext.once.Do(func() {
+		if s.opts.StartExtensions != nil {
+			s.ext.ext = s.opts.StartExtensions(ctx, s.root, approver{s})
+		}
+	})
+	return s.ext.ext
+}
+
+// closeExtensions stops what extensions started.
+func (s *Server) closeExtensions() {
+	s.ext.once.Do(func() {}) // no start after this
+	if s.ext.ext != nil {
+		_ = s.ext.ext.Close()
+	}
+}
+
+// equipExtensions adds the hooks to a run's gateway options and, when
+// its mode offers them, the MCP tools.
+func (r *run) equipExtensions(o *tools.GatewayOptions) {
+	if r.ext == nil {
+		return
+	}
+	o.Hooks = r.ext.Hooks()
+	if !r.mode.MCP() {
+		return
+	}
+	for _, t := range r.ext.Tools() {
+		o.Tools = append(o.Tools, t)
+		o.Allowed = append(o.Allowed, t.Name)
+	}
+}

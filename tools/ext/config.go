@@ -1,0 +1,127 @@
+// Package ext loads and starts the user's extensions of a workspace: hooks
+// ([hooks]) and MCP servers ([mcp]), configured in the user config file
+// with the shapes users know (A17) — "hooks" as in Claude Code's settings,
+// "mcpServers" as in every MCP client — and, for the project,
+// .agentls/hooks.json and .agentls/mcp.json.
+//
+// A project's entries run only once the user trusted them explicitly
+// (`agentls trust`, or the editor's prompt): the trust is pinned to a hash
+// of the entry (command, arguments, URL, the names of env variables and
+// headers; for hooks the event and matcher too) and, for an MCP server, of
+// its tool definitions; any change asks again. Without someone to ask
+// (headless runs, call, mcp list) untrusted entries never start. Project
+// files are untrusted input (T20): regular files inside the root only,
+// size-capped, read without blocking, and errors about them never quote
+// their content.
+//
+// It must not import agent or lspserver.
+package ext
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools/hooks"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// Project files, relative to the workspace root.
+const (
+	ProjectHooksFile = ".agentls/hooks.json"
+	ProjectMCPFile   = ".agentls/mcp.json"
+)
+
+// maxConfig bounds a configuration file.
+const maxConfig = 256 << 10
+
+// Config is the extension part of a config file: the user's config.json,
+// or a project's hooks.json / mcp.json.
+type Config struct {
+	Hooks      hooks.Config                `json:"hooks,omitempty"`
+	MCPServers map[string]mcp.ServerConfig `json:"mcpServers,omitempty"`
+}
+
+// LoadUser reads the user config file at path; a missing file is an empty
+// config. The file is the user's own, so its errors may name it.
+func LoadUser(path string) (*Config, error) {
+	c := &Config{}
+	if path == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %v", path, err)
+	}
+	if err := json.Unmarshal(data, c); err != nil {
+		return nil, fmt.Errorf("config %s: %v", path, err)
+	}
+	return c, nil
+}
+
+// LoadProject reads the project's hooks.json and mcp.json under root as
+// untrusted input (T20). A missing file is no entries; a file that is not
+// a regular file inside the root, too large, or not valid JSON is an error
+// that names the file and never its content.
+func LoadProject(root string) (*Config, error) {
+	c := &Config{}
+	r, err := sandbox.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root: %v", err)
+	}
+	defer r.Close()
+	for _, f := range []struct {
+		rel  string
+		into func(*Config)
+	}{
+		{ProjectHooksFile, func(p *Config) { c.Hooks = p.Hooks }},
+		{ProjectMCPFile, func(p *Config) { c.MCPServers = p.MCPServers }},
+	} {
+		p, err := readProjectFile(r, f.rel)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			f.into(p)
+		}
+	}
+	return c, nil
+}
+
+func readProjectFile(r *sandbox.Root, rel string) (*Config, error) {
+	data, err := r.ReadFile(rel, maxConfig)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, sandbox.ErrTooLarge):
+		return nil, fmt.Errorf("project file %s: over %d bytes", rel, maxConfig)
+	case errors.Is(err, sandbox.ErrNotRegular):
+		return nil, fmt.Errorf("project file %s: not a regular file", rel)
+	case err != nil:
+		return nil, fmt.Errorf("project file %s: cannot be read inside the workspace", rel)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var p Config
+	if err := dec.Decode(&p); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("project file %s: not valid JSON (at byte %d)", rel, se.Offset)
+		case errors.As(err, &te):
+			return nil, fmt.Errorf("project file %s: a value has the wrong type (at byte %d)", rel, te.Offset)
+		}
+		return nil, fmt.Errorf("project file %s: not valid JSON", rel)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("project file %s: data after the JSON object", rel)
+	}
+	return &p, nil
+}

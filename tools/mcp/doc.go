@@ -1,0 +1,26 @@
+// Package mcp offers the tools of the user's MCP servers to the gateway
+// (B6), through github.com/modelcontextprotocol/go-sdk; it is the only
+// package that imports the SDK.
+//
+// [Start] connects to every configured server in parallel (stdio servers
+// are started as processes, outside the sandbox, with the scrubbed
+// environment plus the env the user configured; streamable-HTTP servers
+// are dialled). A server that fails to start is skipped with a warning and
+// the others go on. Each of its tools becomes a [tools.Tool] named
+// mcp__SERVER__TOOL (sanitised to [a-z0-9_], at most 64 bytes) with risk
+// mcp, which the default policy asks about; its input schema is the
+// server's, so the gateway validates arguments before the call, and its
+// result passes the gateway's result checks and spilling like any tool's.
+// Tool descriptions are untrusted text: capped at [MaxDescription] and
+// labelled with the server's name.
+//
+// Every call has a timeout. A server that crashes (its process exits, its
+// connection closes) is restarted once; when it crashes again, fails to
+// restart, or comes back with other tool definitions, its tools are
+// removed and calls to them get tool_unavailable naming the server.
+// The tool list is fixed at start: a server's list_changed notification
+// is logged, not followed (its new tools would be definitions nobody
+// reviewed).
+//
+// It must not import agent or lspserver.
+package mcp

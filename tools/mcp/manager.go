@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sbexec "github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/tools"
+)
+
+// Options configures [Start].
+type Options struct {
+	// Servers are the configured servers by name.
+	Servers map[string]ServerConfig
+	// Dir is the working directory of stdio servers: the workspace root.
+	Dir string
+	// Environ is what stdio servers' environment is built from,
+	// os.Environ() when nil; it is scrubbed by [sbexec.HostEnv], and each
+	// server's configured env is added.
+	Environ []string
+	// StartTimeout bounds each server's start, initialization and tool
+	// listing; zero means [DefaultStartTimeout].
+	StartTimeout time.Duration
+	// Accept, when set, is asked before a server's tools are offered, with
+	// the hash of its tool definitions ([Status.ToolsHash]); an error
+	// stops the server and says why (a project server whose definitions
+	// differ from what the user trusted, A17).
+	Accept func(server, toolsHash string) error
+	Logger *slog.Logger
+}
+
+// Manager supervises the servers of one session. It is safe for
+// concurrent use.
+type Manager struct {
+	servers      []*server // sorted by name
+	dir          string
+	env          []string
+	startTimeout time.Duration
+	log          *slog.Logger
+}
+
+// Start starts every enabled server of o in parallel and returns once each
+// is running or has failed (bounded by the start timeout). A server that
+// fails is reported in [Manager.Servers] and logged; it never fails the
+// others or the session.
+func Start(ctx context.Context, o *Options) *Manager {
+	if o == nil {
+		o = &Options{}
+	}
+	m := &Manager{dir: o.Dir, startTimeout: o.StartTimeout, log: o.Logger}
+	if m.startTimeout <= 0 {
+		m.startTimeout = DefaultStartTimeout
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	environ := o.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	m.env = sbexec.HostEnv(environ)
+	for _, name := range slices.Sorted(maps.Keys(o.Servers)) {
+		m.servers = append(m.servers, &server{name: name, cfg: o.Servers[name], m: m})
+	}
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		wg.Go(func() { s.start(ctx, o.Accept) })
+	}
+	wg.Wait()
+	return m
+}
+
+// start connects s for the first time.
+func (s *server) start(ctx context.Context, accept func(string, string) error) {
+	log := s.m.log.With(slog.String("server", s.name))
+	fail := func(why string) {
+		s.mu.Lock()
+		s.state, s.why = StateFailed, why
+		s.mu.Unlock()
+		log.Warn("MCP server not started; going on without it", slog.String("why", why))
+	}
+	switch {
+	case s.cfg.Disabled:
+		s.state = StateDisabled
+		return
+	case namePart(s.name) == "":
+		fail("its name has no letters or digits")
+		return
+	}
+	if why := s.cfg.validate(); why != "" {
+		fail(why)
+		return
+	}
+	c, defs, err := s.connect(ctx)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	h := defsHash(defs)
+	if accept != nil {
+		if err := accept(s.name, h); err != nil {
+			c.close()
+			fail(err.Error())
+			return
+		}
+	}
+	s.mu.Lock()
+	s.conn, s.defs, s.defsHash, s.state = c, defs, h, StateRunning
+	s.mu.Unlock()
+	log.Info("MCP server started", slog.Int("tools", len(defs)))
+}
+
+// Tools returns the tools of the servers still running, sorted by name;
+// a tool whose name or schema cannot be used is skipped with a warning.
+func (m *Manager) Tools() []*tools.Tool {
+	var out []*tools.Tool
+	seen := map[string]bool{}
+	for _, s := range m.servers {
+		s.mu.Lock()
+		running, defs := s.state == StateRunning, s.defs
+		s.mu.Unlock()
+		if !running {
+			continue
+		}
+		for _, d := range defs {
+			t, err := s.tool(d)
+			if err == nil && seen[t.Name] {
+				err = fmt.Errorf("its name %s is taken by another tool", t.Name)
+			}
+			if err != nil {
+				m.log.Warn("MCP tool skipped", slog.String("server", s.name), slog.String("tool", cut(d.Name, 64)),
+					slog.String("why", err.Error()))
+				continue
+			}
+			seen[t.Name] = true
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *tools.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Close ends every session and kills what is left of the servers'
+// process groups.
+func (m *Manager) Close() error {
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		s.mu.Lock()
+		c := s.conn
+		s.conn = nil
+		s.mu.Unlock()
+		if c != nil {
+			wg.Go(c.close)
+		}
+	}
+	wg.Wait()
+	return nil
+}
+
+// lookPath finds command the way a shell would with the server's PATH; a
+// relative path with a slash is taken from dir.
+func lookPath(command string, env []string, dir string) (string, error) {
+	if strings.Contains(command, "/") {
+		if !filepath.IsAbs(command) {
+			command = filepath.Join(dir, command)
+		}
+		if fi, err := os.Stat(command); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("command %s: not found or not executable", cut(command, 200))
+		}
+		return command, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue // never the current directory
+		}
+		p := filepath.Join(d, command)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("command %s: %w", cut(command, 200), exec.ErrNotFound)
+}
