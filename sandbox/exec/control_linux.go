@@ -80,31 +80,34 @@ func planControl(ws string, others []string) *controlPlan {
 
 // controlLinks returns where a control path's contents lead: for a
 // gitfile ("gitdir: …"), the git directory and its commondir; for a
-// directory, the targets of the symlinks among its entries and among
-// those of its hooks directory (git follows .git/hooks/x and .git/config
-// wherever they point).
+// directory (the git directory too), the targets of the symlinks among
+// its entries and among those of its hooks directory (git follows
+// .git/hooks/x and .git/config wherever they point).
 func controlLinks(p string) []string {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil
 	}
-	if fi.Mode().IsRegular() && filepath.Base(p) == ".git" {
-		return gitfileTargets(p)
-	}
-	if !fi.IsDir() {
-		return nil
-	}
-	var out []string
-	for _, d := range []string{p, filepath.Join(p, "hooks")} {
-		entries, _ := os.ReadDir(d)
-		for _, e := range entries {
-			if e.Type()&fs.ModeSymlink != 0 {
-				out = append(out, resolveTarget(filepath.Join(d, e.Name())))
-			}
+	var dirs, out []string
+	switch {
+	case fi.Mode().IsRegular() && filepath.Base(p) == ".git":
+		out = gitfileTargets(p)
+		dirs = out
+	case fi.IsDir():
+		dirs = []string{p}
+		if fi, err := os.Stat(filepath.Join(p, "commondir")); err == nil && fi.Mode().IsRegular() {
+			out = append(out, commondir(p)...)
 		}
 	}
-	if fi, err := os.Stat(filepath.Join(p, "commondir")); err == nil && fi.Mode().IsRegular() {
-		out = append(out, commondir(p)...)
+	for _, dir := range dirs {
+		for _, d := range []string{dir, filepath.Join(dir, "hooks")} {
+			entries, _ := os.ReadDir(d)
+			for _, e := range entries {
+				if e.Type()&fs.ModeSymlink != 0 {
+					out = append(out, resolveTarget(filepath.Join(d, e.Name())))
+				}
+			}
+		}
 	}
 	return out
 }
@@ -122,7 +125,7 @@ func gitfileTargets(gitfile string) []string {
 	}
 	dir = strings.TrimSpace(dir)
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(gitfile), dir)
+		dir = filepath.Dir(gitfile) + "/" + dir // not Join: it would clean "link/.." away
 	}
 	gd := resolveTarget(dir)
 	return append([]string{gd}, commondir(gd)...)
@@ -139,7 +142,7 @@ func commondir(gitdir string) []string {
 		return nil
 	}
 	if !filepath.IsAbs(c) {
-		c = filepath.Join(gitdir, c)
+		c = gitdir + "/" + c
 	}
 	return []string{resolveTarget(c)}
 }
@@ -212,7 +215,7 @@ func rootOf(p string, roots []string) string {
 // is kept as written: nothing beneath it can be a symlink.
 func resolveTarget(p string) string {
 	n := 0
-	return resolveFrom("/", filepath.Clean(p), &n)
+	return resolveFrom("/", p, &n) // not cleaned: "link/.." is the link's parent
 }
 
 func resolveFrom(cur, rel string, links *int) string {

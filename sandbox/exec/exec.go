@@ -277,6 +277,24 @@ func stopMarker(what string, d time.Duration) string {
 	return "[command " + what + " after " + seconds(d) + "]"
 }
 
+// controlNote is appended to Stderr when a command that ran without the
+// user's approval was refused a write, so the model knows why.
+const controlNote = "[sandbox: writes outside the workspace and $TMPDIR are refused; a command that runs " +
+	"without the user's approval also cannot add, remove or rename entries at the top of the workspace, " +
+	"nor write .git, .agentls, .vscode and the other control files]"
+
+// refusedWrite reports whether r's output shows a refused write (EACCES
+// or EROFS, as C, Go, Rust and Python print them).
+func refusedWrite(r *Result) bool {
+	for _, s := range []string{r.Stdout, r.Stderr} {
+		s = strings.ToLower(s)
+		if strings.Contains(s, "permission denied") || strings.Contains(s, "read-only file system") {
+			return true
+		}
+	}
+	return false
+}
+
 // diskMarker is the line appended to Stdout when the disk budget stopped
 // a command.
 func diskMarker(limit uint64) string {

@@ -224,6 +224,9 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	if res.DiskExceeded {
 		res.Stdout = appendLine(res.Stdout, diskMarker(s.Limits.DiskBytes))
 	}
+	if !s.UserApproved && refusedWrite(res) {
+		res.Stderr = appendLine(res.Stderr, controlNote)
+	}
 	return res, nil
 }
 
