@@ -224,7 +224,7 @@ func TestResolveTarget(t *testing.T) {
 	links := map[string]string{
 		"dangling": "a/missing/deeper",
 		"chain":    "dangling",
-		"viaLink":  "yl/../z",  // yl is x/y, so this is x/z, not z
+		"viaLink":  "yl/../z", // yl is x/y, so this is x/z, not z
 		"yl":       "x/y",
 		"abs":      d + "/a/b",
 		"loop1":    "loop2",

@@ -304,6 +304,12 @@ func launchHelper(flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File
 	if flags&unix.CLONE_NEWUSER != 0 {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		if os.Getuid() != 0 && flags&(unix.CLONE_NEWNS|unix.CLONE_NEWUTS) != 0 {
+			// A uid other than 0 loses the namespace's capabilities at
+			// exec; the helper needs CAP_SYS_ADMIN there to mount and
+			// set the host name. The shell drops it with the rest.
+			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		}
 	}
 	cmd := &osexec.Cmd{
 		Path:        "/proc/self/exe",

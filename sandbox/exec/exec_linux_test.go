@@ -638,7 +638,7 @@ func TestExec_Unprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := osexec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-4]_)", "-test.short", "-test.v")
+	cmd := osexec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-7]_)", "-test.short", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), execUnprivEnv + "=65534"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
@@ -658,8 +658,11 @@ func TestExec_S1_DiesWithServer(t *testing.T) {
 		// The doomed server: the command says it runs through the FIFO,
 		// then waits to be killed with us.
 		marker := os.Getenv(execServerRoleEnv + "_MARKER")
-		testRunner.Run(context.Background(), &Spec{Dir: ws, Timeout: time.Minute,
+		_, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Timeout: time.Minute,
 			Command: "echo started > fifo; exec sleep " + marker})
+		if err != nil { // unblock the test's read
+			os.WriteFile(filepath.Join(ws, "fifo"), []byte(err.Error()), 0)
+		}
 		os.Exit(0)
 	}
 	needSandboxLayers(t, LayerPdeathsig)
@@ -680,8 +683,8 @@ func TestExec_S1_DiesWithServer(t *testing.T) {
 	}
 	defer server.Wait()
 	defer server.Process.Kill()
-	if _, err := os.ReadFile(fifo); err != nil { // blocks until the command writes
-		t.Fatal(err)
+	if b, err := os.ReadFile(fifo); err != nil || string(b) != "started\n" { // blocks until the command writes
+		t.Fatalf("the command did not start: %q, %v", b, err)
 	}
 	// The command's own /proc shows namespace PIDs: find its host PID.
 	var pids []int

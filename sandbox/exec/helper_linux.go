@@ -295,6 +295,18 @@ func dropCapabilities() error {
 	if data[0].Permitted == 0 && data[1].Permitted == 0 {
 		return nil
 	}
+	if unix.Getuid() != 0 {
+		// An unprivileged server's helper holds CAP_SYS_ADMIN as an
+		// ambient capability (for its mounts); exec gives a uid other
+		// than 0 nothing else, and no_new_privs keeps setuid and file
+		// capabilities from doing so. Securebits and the bounding set
+		// would need CAP_SETPCAP, which it does not have.
+		if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+			return err
+		}
+		data = [2]unix.CapUserData{}
+		return unix.Capset(&hdr, &data[0])
+	}
 	bits := secbitNoRoot | secbitNoRootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLocked |
 		secbitKeepCapsLocked | secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLocked
 	if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits), 0, 0, 0); err != nil {

@@ -186,3 +186,25 @@ func TestExec_S6_DiskBudget(t *testing.T) {
 		t.Errorf("fallocate claimed disk past the budget: %q %q", r.Stdout, r.Stderr)
 	}
 }
+
+// TestExec_S6_NoCapabilities: the command holds no capability, ambient
+// ones included (an unprivileged server's helper holds CAP_SYS_ADMIN for
+// its mounts), and cannot undo the read-only mounts.
+func TestExec_S6_NoCapabilities(t *testing.T) {
+	ws := execWorkspace(t)
+	r := runSandboxed(t, &Spec{Command: "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status", Dir: ws})
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("stdout %q stderr %q", r.Stdout, r.Stderr)
+	}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) != 2 || strings.Trim(f[1], "0") != "" {
+			t.Errorf("the command holds capabilities: %s", l)
+		}
+	}
+	ctl := controlFixture(t)
+	r = runSandboxed(t, &Spec{Command: "umount .git; umount -l .git; mount -o remount,rw .git; echo x >> .git/config && echo wrote", Dir: ctl})
+	if strings.Contains(r.Stdout, "wrote") {
+		t.Errorf("the command undid the read-only mount: %q %q", r.Stdout, r.Stderr)
+	}
+}
