@@ -235,6 +235,7 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 			return refusal.Result(), nil
 		}
 		rec.ApprovedBy = by
+		env.userApproved = by == "user" || by == "user(always)"
 	}
 	// T8: run, bounded in time, with panics contained.
 	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
