@@ -145,9 +145,10 @@ func addPathRule(ruleset int, p string, access uint64, nofollow bool) error {
 
 // systemReadRoots are readable by every command (S3): system programs and
 // libraries, and /proc and /sys, which runtimes and build tools read.
-// /proc is the host's: other processes' command lines are visible there,
-// but their environment, memory and open files are not (ptrace checks,
-// which Landlock confines to the command's own domain).
+// /proc is the command's own with the procfs layer; without it, it is the
+// host's, where other processes' command lines are visible but their
+// environment, memory and open files are not (ptrace checks, which
+// Landlock confines to the command's own domain).
 var systemReadRoots = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys",
 }
