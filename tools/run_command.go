@@ -83,7 +83,7 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	}
 	res, err := env.Exec.Run(ctx, &exec.Spec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
-		AllowNetwork: env.Limits.CommandNetwork,
+		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.userApproved,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -249,6 +249,7 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res
 			return refusal.Result(), false, nil
 		}
 		rec.ApprovedBy = by
+		env.userApproved = by == "user" || by == "user(always)"
 	}
 	// T8: run, bounded in time, with panics contained.
 	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)

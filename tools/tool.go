@@ -78,6 +78,10 @@ type Env struct {
 	approvals   *approvals // the run's questions to the user; nil outside a Runner
 	preapproved bool       // the policy allowed this write outright
 	control     bool       // the verdict marked a control file (E15)
+	// userApproved: the user answered yes to this very call (not a
+	// policy allow, not an earlier "always"); run_command may then write
+	// the control files (exec.Spec.UserApproved).
+	userApproved bool
 }
 
 // Limits are the policy file's settings for what tools may reach while

@@ -26,27 +26,58 @@
 //     namespace, so setsid'd grandchildren die with the command; the
 //     network namespace is empty (loopback down), so nothing connects.
 //     AllowNetwork drops the network namespace only.
+//   - mount namespace (S6), made private so nothing propagates to the
+//     host: for a command the user did not approve ([Spec.UserApproved]),
+//     the workspace's existing control files ([sandbox.ControlPaths]:
+//     .git, .agentls, .vscode, .envrc, …, and where they lead through
+//     symlinks and gitfiles) are bind-mounted read-only over themselves.
+//   - procfs (S6): a fresh /proc of the command's PID namespace, so it
+//     sees its own processes only, never another's command line.
+//   - UTS namespace (S6): the command sees the host name
+//     "agentls-sandbox" and cannot change the host's.
 //   - Landlock (S3): read and execute the workspace, /usr, /bin, /sbin,
 //     /lib*, /proc, /sys, /etc without its secret files (shadow, sudoers,
-//     ssh host keys, TLS private keys, …), GOROOT, GOMODCACHE and the
-//     policy's ReadRoots; write only the workspace, a private temp dir
-//     (HOME and TMPDIR, removed afterwards) and the sandbox's own Go
-//     build cache; open /dev/null, zero, full, random, urandom. The home
-//     directory, other projects and other temp files are invisible. Tools
-//     installed under HOME (~/go/bin, ~/.cargo, pyenv shims) are invisible
-//     too unless the policy adds them as read roots; /dev/shm and
-//     pseudo-terminals are not available. Signals and abstract unix
-//     sockets are scoped to the command (ABI 6).
+//     ssh host keys, TLS private keys, …), GOROOT, GOMODCACHE, the
+//     toolchains under the home directory (S7: every $PATH entry and
+//     ~/.pyenv, ~/.cargo/bin, ~/.rustup, ~/go/bin, ~/.nvm, ~/.local/bin,
+//     ~/.local/lib and the like, never a directory that is, holds or lies
+//     in a secret such as ~/.ssh, ~/.aws, ~/.config/gh or a shell
+//     history; RUSTUP_HOME, PYENV_ROOT and the other managers' homes
+//     point there) and the policy's ReadRoots; write the workspace, a
+//     private temp dir (HOME and TMPDIR, removed afterwards) and the
+//     workspace's own Go build cache (S6: one per workspace, so no
+//     project can poison another's builds); open /dev/null, zero, full,
+//     random, urandom. For a command the user did not approve, the
+//     workspace's top directory is read-only and only its other entries
+//     are writable beneath: the control files cannot be written, and a
+//     missing one (.envrc, .vscode, a .git in a plain directory) cannot
+//     be created, because nothing can be added, removed or renamed at the
+//     top (Landlock grants by hierarchy, not by name, so this is the only
+//     sound way to keep a name that does not exist yet from appearing).
+//     Existing top-level files stay writable. The rest of the home
+//     directory, other projects and other temp files are invisible;
+//     /dev/shm and pseudo-terminals are not available. Signals and
+//     abstract unix sockets are scoped to the command (ABI 6).
 //   - seccomp: no unix sockets (docker, the systemd user manager and
 //     ssh-agent listen on them, outside every namespace), no io_uring,
-//     keyrings, ptrace or process_vm_*.
+//     keyrings, ptrace or process_vm_*, no new namespaces (unshare and
+//     clone with a namespace flag, setns; clone3 gets ENOSYS so the C
+//     library falls back to clone), no mount calls, no fallocate.
 //   - no capabilities, no_new_privs (setuid binaries gain nothing).
 //   - rlimits: CPU seconds, address space, file size and open files per
 //     process; no core dumps.
 //   - process-limit: RLIMIT_NPROC, which the kernel counts per user
 //     namespace; as root (exempt from RLIMIT_NPROC) a cgroup-v1 pids
 //     cgroup per command instead.
+//   - disk-budget (S6): the bytes all of the command's processes write
+//     to disk, in total ([Limits.DiskBytes], default 2 GiB), from the
+//     kernel's per-process I/O accounting, checked every 0.1 s; past it
+//     the command is killed ([Result.DiskExceeded]).
 //   - pdeathsig: the command dies with the server.
+//
+// Descriptors above 2 that the server holds without O_CLOEXEC never
+// reach the command: the helper marks them all close-on-exec first
+// (close_range, S6).
 //
 // The environment is rebuilt from an allowlist; git gets no system or
 // global config and none of the settings that run programs. Output is

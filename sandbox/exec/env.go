@@ -43,6 +43,9 @@ var steeringNames = map[string]bool{
 	"NODE_OPTIONS": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "PERL5OPT": true,
 	"PERL5LIB": true, "RUBYOPT": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
 	"JDK_JAVA_OPTIONS": true, "MAKEFLAGS": true,
+	// The toolchain homes the sandbox points at (home.go).
+	"RUSTUP_HOME": true, "PYENV_ROOT": true, "RBENV_ROOT": true, "NODENV_ROOT": true,
+	"GOENV_ROOT": true, "VOLTA_HOME": true, "ASDF_DATA_DIR": true, "PYTHONUSERBASE": true,
 }
 
 // steeringPrefixes are prefixes of names refused in [Spec.Env].
@@ -121,6 +124,7 @@ type envInput struct {
 	goroot       string
 	gomodcache   string
 	gocache      string
+	toolchain    [][2]string // toolchain homes (S7)
 	allowNetwork bool
 }
 
@@ -165,6 +169,9 @@ func commandEnv(in envInput) []string {
 	for i, kv := range gitConfig {
 		set("GIT_CONFIG_KEY_"+itoa(i), kv[0])
 		set("GIT_CONFIG_VALUE_"+itoa(i), kv[1])
+	}
+	for _, kv := range in.toolchain {
+		set(kv[0], kv[1])
 	}
 	if in.goroot != "" {
 		set("GOROOT", in.goroot)

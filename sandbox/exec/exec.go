@@ -22,26 +22,32 @@ const (
 	DefaultProcesses         = 512
 	DefaultFileSizeBytes     = 1 << 30
 	DefaultOpenFiles         = 1024
+	DefaultDiskBytes         = 2 << 30
 )
 
 // Names of the sandbox layers, as reported by [Runner.Layers], in
 // [Result.Layers] and to [Options.OnLayerMissing].
 const (
-	LayerProcessGroup  = "process-group"     // own session and process group; killed as a group
-	LayerPIDNamespace  = "pid-namespace"     // a setsid grandchild dies with the command
-	LayerUserNamespace = "user-namespace"    // unprivileged namespaces; per-command process count
-	LayerNetNamespace  = "network-namespace" // no network (an empty namespace) unless allowed
-	LayerLandlock      = "landlock"          // S3 file-system access rules
-	LayerSeccomp       = "seccomp"           // no unix sockets, io_uring, keyrings or ptrace
-	LayerRlimits       = "rlimits"           // CPU, address space, file size, open files
-	LayerProcessLimit  = "process-limit"     // RLIMIT_NPROC per user namespace, or a pids cgroup
-	LayerPdeathsig     = "pdeathsig"         // the command dies with the server
+	LayerProcessGroup   = "process-group"     // own session and process group; killed as a group
+	LayerPIDNamespace   = "pid-namespace"     // a setsid grandchild dies with the command
+	LayerUserNamespace  = "user-namespace"    // unprivileged namespaces; per-command process count
+	LayerNetNamespace   = "network-namespace" // no network (an empty namespace) unless allowed
+	LayerMountNamespace = "mount-namespace"   // S6: existing control files bind-mounted read-only
+	LayerProcfs         = "procfs"            // S6: a /proc of the command's own PID namespace
+	LayerUTSNamespace   = "uts-namespace"     // S6: its own host name
+	LayerLandlock       = "landlock"          // S3 file-system access rules
+	LayerSeccomp        = "seccomp"           // no unix sockets, io_uring, keyrings, ptrace, namespaces
+	LayerRlimits        = "rlimits"           // CPU, address space, file size, open files
+	LayerProcessLimit   = "process-limit"     // RLIMIT_NPROC per user namespace, or a pids cgroup
+	LayerDiskBudget     = "disk-budget"       // S6: bytes written to disk per command, in total
+	LayerPdeathsig      = "pdeathsig"         // the command dies with the server
 )
 
 // layerOrder is the order layers are listed in.
 var layerOrder = []string{
 	LayerProcessGroup, LayerPIDNamespace, LayerUserNamespace, LayerNetNamespace,
-	LayerLandlock, LayerSeccomp, LayerRlimits, LayerProcessLimit, LayerPdeathsig,
+	LayerMountNamespace, LayerProcfs, LayerUTSNamespace,
+	LayerLandlock, LayerSeccomp, LayerRlimits, LayerProcessLimit, LayerDiskBudget, LayerPdeathsig,
 }
 
 // ErrNoHelper reports that the program's main did not call
@@ -108,13 +114,15 @@ func New(opts *Options) *Runner {
 // Limits are the resource limits of one command. Zero fields take the
 // Default* values. CPU time, address space, file size and open files are
 // per-process rlimits (every process of the command has them);
-// Processes counts the command's processes and threads together.
+// Processes counts the command's processes and threads together;
+// DiskBytes bounds what all of them write to disk together (S6).
 type Limits struct {
 	CPUSeconds        uint64
 	AddressSpaceBytes uint64
 	Processes         uint64
 	FileSizeBytes     uint64
 	OpenFiles         uint64
+	DiskBytes         uint64
 }
 
 // Spec describes one command for [Runner.Run].
@@ -141,14 +149,25 @@ type Spec struct {
 	// command has an empty network namespace: no interface is up, not even
 	// loopback, so every connection fails.
 	AllowNetwork bool
-	// CacheDir is a persistent directory that sandboxed commands share
-	// and may write, for the Go build cache (GOCACHE=CacheDir/go-build).
-	// The user's own GOCACHE is never writable from the sandbox: a command
-	// could plant build results that the user's next build would run.
-	// Default: <user cache dir>/agentls/sandbox; the private temp dir if
-	// that cannot be created.
+	// CacheDir is a persistent directory under which each workspace gets
+	// its own writable Go build cache (GOCACHE=CacheDir/ws/<hash of
+	// Dir>/go-build, S6): a command sees and writes only its workspace's
+	// cache, so one project cannot poison another's builds. The user's
+	// own GOCACHE is never writable from the sandbox: a command could
+	// plant build results that the user's next build would run. Default:
+	// <user cache dir>/agentls/sandbox; the private temp dir if that
+	// cannot be created.
 	CacheDir string
-	Limits   Limits
+	// UserApproved says that the user approved this very command when
+	// asked. Only then may it write the control files of E15
+	// ([sandbox.ControlPaths]) at the top of the workspace: a command that
+	// runs without asking (a policy allow, such as go test) finds .git,
+	// .agentls, .vscode, … read-only, and cannot add, remove or rename
+	// entries of the workspace's top directory, where a missing control
+	// file would be created (S6). It can still change existing top-level
+	// files and anything below the top-level directories.
+	UserApproved bool
+	Limits       Limits
 }
 
 // Result is the outcome of a command that ran. A non-zero exit, a
@@ -164,6 +183,10 @@ type Result struct {
 	// Canceled: the context was cancelled and the command was stopped;
 	// Stdout ends with "[command cancelled after Ns]".
 	Canceled bool
+	// DiskExceeded: the command wrote more than Limits.DiskBytes to disk
+	// and was killed; Stdout ends with "[command stopped: it wrote more
+	// than N MiB to disk]".
+	DiskExceeded bool
 	// Stdout and Stderr are the bounded, sanitised output (see
 	// [StdoutCap], [StderrCap]); StdoutBytes and StderrBytes count every
 	// byte the command wrote.
@@ -245,12 +268,41 @@ func (s *Spec) withDefaults() (*Spec, error) {
 	def(&l.Processes, DefaultProcesses)
 	def(&l.FileSizeBytes, DefaultFileSizeBytes)
 	def(&l.OpenFiles, DefaultOpenFiles)
+	def(&l.DiskBytes, DefaultDiskBytes)
 	return &c, nil
 }
 
 // stopMarker is the line appended to Stdout when a command was stopped.
 func stopMarker(what string, d time.Duration) string {
 	return "[command " + what + " after " + seconds(d) + "]"
+}
+
+// controlNote is appended to Stderr when a command that ran without the
+// user's approval was refused a write, so the model knows why.
+const controlNote = "[sandbox: writes outside the workspace and $TMPDIR are refused; a command that runs " +
+	"without the user's approval also cannot add, remove or rename entries at the top of the workspace, " +
+	"nor write .git, .agentls, .vscode and the other control files]"
+
+// refusedWrite reports whether r's output shows a refused write (EACCES
+// or EROFS, as C, Go, Rust and Python print them).
+func refusedWrite(r *Result) bool {
+	for _, s := range []string{r.Stdout, r.Stderr} {
+		s = strings.ToLower(s)
+		if strings.Contains(s, "permission denied") || strings.Contains(s, "read-only file system") {
+			return true
+		}
+	}
+	return false
+}
+
+// diskMarker is the line appended to Stdout when the disk budget stopped
+// a command.
+func diskMarker(limit uint64) string {
+	amount := strconv.FormatUint(limit, 10) + " bytes"
+	if limit%(1<<20) == 0 {
+		amount = strconv.FormatUint(limit>>20, 10) + " MiB"
+	}
+	return "[command stopped: it wrote more than " + amount + " to disk]"
 }
 
 // seconds formats d as "120s" or "0.25s".

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,19 +69,38 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 		flags &^= unix.CLONE_NEWNET
 	}
 	pidns := flags&unix.CLONE_NEWPID != 0
-	gocache := goCacheDir(s.CacheDir, tmp)
+	gocache := goCacheDir(s.CacheDir, tmp, s.Dir)
+	home, _ := os.UserHomeDir()
+	tools := homeToolchainAccess(home, os.Getenv("PATH"), s.Dir, os.TempDir(), os.Getenv)
+	var plan *controlPlan
+	if !s.UserApproved {
+		var others []string
+		if !within(gocache, tmp) {
+			others = append(others, gocache)
+		}
+		plan = planControl(s.Dir, others)
+	}
 	hs := &helperSpec{
 		Shell: p.shell, Command: s.Command, Dir: s.Dir, Limits: s.Limits,
-		NPROC: p.nproc, Seccomp: p.seccomp,
+		NPROC: p.nproc, Seccomp: p.seccomp, DiskWatch: p.diskWatch,
 		Env: commandEnv(envInput{
 			parent: os.Environ(), extra: s.Env, tmp: tmp, shell: p.shell,
 			goroot: p.tc.goroot, gomodcache: p.tc.gomodcache, gocache: gocache,
-			allowNetwork: s.AllowNetwork,
+			toolchain: tools.env, allowNetwork: s.AllowNetwork,
 		}),
+	}
+	if flags&unix.CLONE_NEWNS != 0 {
+		hs.Mounts = &mountSpec{Proc: pidns && p.ownProc}
+		if plan != nil {
+			hs.Mounts.ReadOnly = plan.readOnly
+		}
+	}
+	if flags&unix.CLONE_NEWUTS != 0 {
+		hs.Hostname = sandboxHostname
 	}
 	if p.abi > 0 {
 		denyTCP := !s.AllowNetwork && flags&unix.CLONE_NEWNET == 0
-		hs.Landlock = buildLandlock(p, s, tmp, gocache, denyTCP)
+		hs.Landlock = buildLandlock(p, s, tmp, gocache, tools.read, plan, denyTCP)
 	}
 	if p.cgroup != nil {
 		dir, err := p.cgroup.create(s.Limits.Processes)
@@ -89,7 +110,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 		defer p.cgroup.remove(dir)
 		hs.Cgroup, hs.CgroupHome = dir, p.cgroup.home
 	}
-	return r.run(ctx, s, hs, flags, pidns, p.layersFor(s.AllowNetwork))
+	return r.run(ctx, s, hs, flags, pidns, p.layersFor(flags))
 }
 
 // run starts the helper and collects the result.
@@ -181,7 +202,7 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	case so.err == nil && so.st.Error != "":
 		return nil, fmt.Errorf("sandbox: %s", so.st.Error)
 	case so.err == nil:
-		res.ExitCode = so.st.Exit
+		res.ExitCode, res.DiskExceeded = so.st.Exit, so.st.Disk
 		if so.st.Signal != 0 {
 			res.Signal = unix.SignalName(syscall.Signal(so.st.Signal))
 		}
@@ -199,6 +220,12 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	}
 	if stopped != "" {
 		res.Stdout = appendLine(res.Stdout, stopMarker(stopped, stopAfter))
+	}
+	if res.DiskExceeded {
+		res.Stdout = appendLine(res.Stdout, diskMarker(s.Limits.DiskBytes))
+	}
+	if !s.UserApproved && refusedWrite(res) {
+		res.Stderr = appendLine(res.Stderr, controlNote)
 	}
 	return res, nil
 }
@@ -277,6 +304,12 @@ func launchHelper(flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File
 	if flags&unix.CLONE_NEWUSER != 0 {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		if os.Getuid() != 0 && flags&(unix.CLONE_NEWNS|unix.CLONE_NEWUTS) != 0 {
+			// A uid other than 0 loses the namespace's capabilities at
+			// exec; the helper needs CAP_SYS_ADMIN there to mount and
+			// set the host name. The shell drops it with the rest.
+			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		}
 	}
 	cmd := &osexec.Cmd{
 		Path:        "/proc/self/exe",
@@ -356,16 +389,21 @@ func (h *helperProc) signal(sig syscall.Signal, pidns bool) {
 	unix.Kill(-h.cmd.Process.Pid, sig)
 }
 
-// goCacheDir returns the GOCACHE for sandboxed commands (see
-// [Spec.CacheDir]), creating it.
-func goCacheDir(cacheDir, tmp string) string {
+// goCacheDir returns the GOCACHE for commands in workspace ws (see
+// [Spec.CacheDir]), creating it: CacheDir/ws/<first 16 bytes of the
+// SHA-256 of ws, in hex>/go-build.
+func goCacheDir(cacheDir, tmp, ws string) string {
 	if cacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
 			cacheDir = filepath.Join(d, "agentls", "sandbox")
 		}
 	}
 	if cacheDir != "" {
-		dir := filepath.Join(cacheDir, "go-build")
+		if r, err := filepath.EvalSymlinks(ws); err == nil {
+			ws = r
+		}
+		sum := sha256.Sum256([]byte(ws))
+		dir := filepath.Join(cacheDir, "ws", hex.EncodeToString(sum[:16]), "go-build")
 		if os.MkdirAll(dir, 0o700) == nil {
 			return dir
 		}

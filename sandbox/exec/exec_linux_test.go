@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +29,29 @@ func execWorkspace(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// stableWorkspace returns an empty workspace whose path is the same in
+// every run of this test binary's package directory, so its per-workspace
+// build cache stays warm; it is emptied again afterwards.
+func stableWorkspace(t testing.TB, name string) string {
+	t.Helper()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(cwd))
+	ws := filepath.Join(os.TempDir(), fmt.Sprintf("agentls-%s-%d-%x", name, os.Getuid(), sum[:6]))
+	removeTree(ws)
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeTree(ws) })
+	ws, err = filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
 
 // needSandboxLayers skips t when one of layers is missing here.
@@ -111,10 +135,13 @@ func TestExec_S2_DirExitSignalStreams(t *testing.T) {
 
 func TestExec_S1_Concurrent(t *testing.T) {
 	ws := execWorkspace(t)
+	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	errs := make(chan error, 6)
 	for i := range 6 {
 		go func() {
-			r, err := testRunner.Run(t.Context(), &Spec{Command: fmt.Sprintf("echo %d; mkdir d%d && mv d%d d%d-moved", i, i, i, i), Dir: ws})
+			r, err := testRunner.Run(t.Context(), &Spec{Command: fmt.Sprintf("echo %d; cd sub && mkdir d%d && mv d%d d%d-moved", i, i, i, i), Dir: ws})
 			switch {
 			case err != nil:
 				errs <- err
@@ -147,6 +174,11 @@ func TestExec_S3_WriteOutsideFails(t *testing.T) {
 	ws := execWorkspace(t)
 	outside := execWorkspace(t)
 	tmpFile := fmt.Sprintf("/tmp/agentls-outside-%d", time.Now().UnixNano())
+	// A command that runs without approval writes existing top-level
+	// files (S6); it cannot create new ones.
+	if err := os.WriteFile(filepath.Join(ws, "inside.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmd := fmt.Sprintf(`echo x > %s/pwned; echo x > %s; mkdir %s/dir; ln -s /etc %s/link;
 echo inside > inside.txt && echo in-ws-ok; echo t > "$TMPDIR/t" && echo in-tmp-ok; echo $TMPDIR`,
 		outside, tmpFile, outside, outside)
@@ -345,7 +377,7 @@ func TestExec_S2_Rlimits(t *testing.T) {
 	needSandboxLayers(t, LayerRlimits)
 	ws := execWorkspace(t)
 	r := runSandboxed(t, &Spec{Command: "ulimit -n; ulimit -f; ulimit -t; ulimit -v; ulimit -c; ulimit -Hn; ulimit -n 100000 || echo raise-refused; head -c 3000 /dev/zero > big",
-		Dir: ws, Limits: Limits{OpenFiles: 64, FileSizeBytes: 2048, CPUSeconds: 7, AddressSpaceBytes: 1 << 30}})
+		Dir: ws, UserApproved: true, Limits: Limits{OpenFiles: 64, FileSizeBytes: 2048, CPUSeconds: 7, AddressSpaceBytes: 1 << 30}})
 	want := "64\n2\n7\n1048576\n0\n64\nraise-refused\n" // -f counts KiB
 	if r.Stdout != want {
 		t.Errorf("stdout %q, want %q (stderr %q)", r.Stdout, want, r.Stderr)
@@ -361,22 +393,24 @@ func TestExec_S1_SetsidGrandchildDies(t *testing.T) {
 	check := func(t *testing.T) {
 		marker := strconv.Itoa(900000 + int(time.Now().UnixNano()%99999))
 		// The grandchild leaves the session and the process group; the
-		// command prints its host PID (from the host's /proc) and exits.
+		// command waits until it runs (in its own /proc, which with a
+		// PID namespace shows namespace PIDs) and exits.
 		cmd := `setsid sleep ` + marker + ` </dev/null >/dev/null 2>&1 &
 for i in $(seq 50); do
   for f in /proc/[0-9]*/cmdline; do
-    if [ "$(tr '\0' ' ' < $f 2>/dev/null)" = "sleep ` + marker + ` " ]; then p=${f#/proc/}; echo ${p%/cmdline}; exit 0; fi
+    if [ "$(tr '\0' ' ' < $f 2>/dev/null)" = "sleep ` + marker + ` " ]; then echo found; exit 0; fi
   done
   sleep 0.1
 done; echo notfound`
 		r := runSandboxed(t, &Spec{Command: cmd, Dir: ws, Timeout: 30 * time.Second})
-		pid, err := strconv.Atoi(strings.TrimSpace(r.Stdout))
-		if err != nil {
-			t.Fatalf("no grandchild pid: stdout %q stderr %q", r.Stdout, r.Stderr)
+		if r.Stdout != "found\n" {
+			t.Fatalf("the grandchild did not start: stdout %q stderr %q", r.Stdout, r.Stderr)
 		}
-		if pidAlive(pid) {
-			unix.Kill(pid, unix.SIGKILL)
-			t.Errorf("the setsid grandchild %d survived the command", pid)
+		for _, pid := range hostPIDsOf("sleep\x00" + marker + "\x00") {
+			if pidAlive(pid) {
+				unix.Kill(pid, unix.SIGKILL)
+				t.Errorf("the setsid grandchild %d survived the command", pid)
+			}
 		}
 	}
 	t.Run("pid-namespace", func(t *testing.T) {
@@ -386,6 +420,23 @@ done; echo notfound`
 	t.Run("subreaper", func(t *testing.T) {
 		withoutPIDNamespace(t, func() { check(t) })
 	})
+}
+
+// hostPIDsOf returns the PIDs, in the host's /proc, of the processes
+// whose command line is cmdline (NUL-separated arguments).
+func hostPIDsOf(cmdline string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == cmdline {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // pidAlive reports whether pid runs, counting a zombie as dead (PID 1 of
@@ -507,9 +558,9 @@ func TestExec_S3_GoBuildWithModuleCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the standard library into the sandbox's Go cache when it is cold")
 	}
-	sum, err := os.ReadFile("../go.sum")
+	sum, err := os.ReadFile("../../go.sum")
 	if err != nil {
-		t.Skip("no ../go.sum to take the golang.org/x/sys version from")
+		t.Skip("no ../../go.sum to take the golang.org/x/sys version from")
 	}
 	var require string
 	for _, line := range strings.Split(string(sum), "\n") {
@@ -520,7 +571,9 @@ func TestExec_S3_GoBuildWithModuleCache(t *testing.T) {
 	if require == "" {
 		t.Skip("go.sum has no golang.org/x/sys")
 	}
-	ws := execWorkspace(t)
+	// The build cache is per workspace (S6): a workspace path that stays
+	// the same between runs of this worktree's tests keeps it warm.
+	ws := stableWorkspace(t, "gobuild")
 	files := map[string]string{
 		"go.mod": "module probe\n\ngo " + strings.TrimPrefix(runtime.Version(), "go") +
 			"\n\nrequire golang.org/x/sys " + require + "\n",
@@ -532,7 +585,10 @@ func TestExec_S3_GoBuildWithModuleCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := runSandboxed(t, &Spec{Command: "go build -o probe . && ./probe && go vet . && echo vetted", Dir: ws,
+	if err := os.Mkdir(filepath.Join(ws, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runSandboxed(t, &Spec{Command: "go build -o bin/probe . && bin/probe && go vet . && echo vetted", Dir: ws,
 		Timeout: 8 * time.Minute})
 	if r.Stdout != "true\nvetted\n" {
 		t.Errorf("stdout %q stderr %q", r.Stdout, r.Stderr)
@@ -582,7 +638,7 @@ func TestExec_Unprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := osexec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-4]_)", "-test.short", "-test.v")
+	cmd := osexec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-7]_)", "-test.short", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), execUnprivEnv + "=65534"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
@@ -599,10 +655,14 @@ const execServerRoleEnv = "AGENTLS_SANDBOX_TEST_SERVER"
 
 func TestExec_S1_DiesWithServer(t *testing.T) {
 	if ws := os.Getenv(execServerRoleEnv); ws != "" {
-		// The doomed server: the command reports its host PID through the
-		// FIFO, then waits to be killed with us.
-		testRunner.Run(context.Background(), &Spec{Dir: ws, Timeout: time.Minute,
-			Command: "read -r pid rest < /proc/self/stat; echo $pid > fifo; exec sleep 1000"})
+		// The doomed server: the command says it runs through the FIFO,
+		// then waits to be killed with us.
+		marker := os.Getenv(execServerRoleEnv + "_MARKER")
+		_, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Timeout: time.Minute,
+			Command: "echo started > fifo; exec sleep " + marker})
+		if err != nil { // unblock the test's read
+			os.WriteFile(filepath.Join(ws, "fifo"), []byte(err.Error()), 0)
+		}
 		os.Exit(0)
 	}
 	needSandboxLayers(t, LayerPdeathsig)
@@ -615,21 +675,27 @@ func TestExec_S1_DiesWithServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	marker := strconv.Itoa(800000 + int(time.Now().UnixNano()%99999))
 	server := osexec.Command(exe, "-test.run=^TestExec_S1_DiesWithServer$")
-	server.Env = append(os.Environ(), execServerRoleEnv+"="+ws)
+	server.Env = append(os.Environ(), execServerRoleEnv+"="+ws, execServerRoleEnv+"_MARKER="+marker)
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer server.Wait()
 	defer server.Process.Kill()
-	b, err := os.ReadFile(fifo) // blocks until the command writes
-	if err != nil {
-		t.Fatal(err)
+	if b, err := os.ReadFile(fifo); err != nil || string(b) != "started\n" { // blocks until the command writes
+		t.Fatalf("the command did not start: %q, %v", b, err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("pid %q: %v", b, err)
+	// The command's own /proc shows namespace PIDs: find its host PID.
+	var pids []int
+	for deadline := time.Now().Add(10 * time.Second); len(pids) == 0 && time.Now().Before(deadline); {
+		pids = hostPIDsOf("sleep\x00" + marker + "\x00")
+		time.Sleep(20 * time.Millisecond)
 	}
+	if len(pids) != 1 {
+		t.Fatalf("host PIDs of the command: %v", pids)
+	}
+	pid := pids[0]
 	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
 		t.Fatalf("pidfd_open(%d): %v", pid, err)
@@ -661,12 +727,13 @@ git -c user.name=a -c user.email=a@b commit -qm init && printf 'b\n' > f &&
 printf '#!/bin/sh\ntouch "%s/pwned-$(basename "$0")"\n' "$PWD" > evil.sh && chmod +x evil.sh &&
 cp evil.sh .git/hooks/pre-commit && cp evil.sh fsmonitor && cp evil.sh pager &&
 git config core.fsmonitor "$PWD/fsmonitor" && git config core.pager "$PWD/pager" && echo ready`
-	r := runSandboxed(t, &Spec{Command: setup, Dir: ws})
+	// The user approves both commands: git init and commit write .git.
+	r := runSandboxed(t, &Spec{Command: setup, Dir: ws, UserApproved: true})
 	if !strings.Contains(r.Stdout, "ready") {
 		t.Fatalf("setup: %q %q", r.Stdout, r.Stderr)
 	}
 	r = runSandboxed(t, &Spec{Command: `git status --short && git diff && git log -p | head -3 &&
-git -c user.name=a -c user.email=a@b commit -qam second && echo committed`, Dir: ws})
+git -c user.name=a -c user.email=a@b commit -qam second && echo committed`, Dir: ws, UserApproved: true})
 	if !strings.Contains(r.Stdout, "committed") || !strings.Contains(r.Stdout, "+b") {
 		t.Errorf("git did not work: %q %q", r.Stdout, r.Stderr)
 	}

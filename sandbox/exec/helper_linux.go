@@ -63,6 +63,13 @@ type helperSpec struct {
 	// the server is in; init's forking thread visits the first.
 	Cgroup     string `json:"cgroup,omitempty"`
 	CgroupHome string `json:"cgroupHome,omitempty"`
+	// Mounts is the work in the command's own mount namespace; nil
+	// without one.
+	Mounts *mountSpec `json:"mounts,omitempty"`
+	// Hostname is set in the command's own UTS namespace; "" without one.
+	Hostname string `json:"hostname,omitempty"`
+	// DiskWatch enforces Limits.DiskBytes (see watchDisk).
+	DiskWatch bool `json:"diskWatch,omitempty"`
 }
 
 // helperStatus is the helper's report to Run: one with Started once the
@@ -72,7 +79,13 @@ type helperStatus struct {
 	PID1    bool   `json:"pid1,omitempty"` // probe: the helper is PID 1
 	Exit    int    `json:"exit"`
 	Signal  int    `json:"signal,omitempty"`
+	Disk    bool   `json:"disk,omitempty"`  // killed for writing past Limits.DiskBytes
 	Error   string `json:"error,omitempty"` // setting up failed; nothing ran
+	// The probe's trials of the mount namespace, the fresh /proc and the
+	// host name: why each failed, "" when it worked.
+	MountErr string `json:"mountErr,omitempty"`
+	ProcErr  string `json:"procErr,omitempty"`
+	UTSErr   string `json:"utsErr,omitempty"`
 }
 
 // MaybeRunHelper must be the first call in the program's main (and in
@@ -103,6 +116,7 @@ func readSpec() (*helperSpec, error) {
 
 // runInit is the helper; see the comment above.
 func runInit() int {
+	fdErr := closeOnExecFrom(helperSpecFD)
 	status := os.NewFile(helperStatusFD, "status")
 	unix.CloseOnExec(helperStatusFD)
 	report := func(st helperStatus) int {
@@ -113,9 +127,24 @@ func runInit() int {
 	if err != nil {
 		return report(helperStatus{Error: err.Error()})
 	}
+	if fdErr != nil {
+		return report(helperStatus{Error: "closing inherited descriptors: " + fdErr.Error()})
+	}
 	pid1 := os.Getpid() == 1
 	if spec.Probe {
-		return report(helperStatus{PID1: pid1})
+		st := helperStatus{PID1: pid1}
+		st.MountErr, st.ProcErr, st.UTSErr = probeMounts(spec.Mounts, spec.Hostname)
+		return report(st)
+	}
+	if spec.Mounts != nil {
+		if err := setupMounts(spec.Mounts); err != nil {
+			return report(helperStatus{Error: err.Error()})
+		}
+	}
+	if spec.Hostname != "" {
+		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
+			return report(helperStatus{Error: "setting the host name: " + err.Error()})
+		}
 	}
 	// Every restriction below binds this thread; the shell is forked from
 	// it, and its Pdeathsig follows it too.
@@ -150,9 +179,35 @@ func runInit() int {
 			unix.Kill(pid, sig)
 		}
 	}
+	var disk *diskWatch
+	if spec.DiskWatch {
+		disk = watchDisk(spec.Limits.DiskBytes, func() { killCommand(pid1) })
+	}
 	st := waitFor(pid)
+	if disk != nil {
+		st.Disk = disk.end()
+	}
 	reapAll(pid1)
 	return report(st)
+}
+
+// killCommand kills every process of the command: with a PID namespace
+// all but init, without one init's descendants, twice over to catch
+// those forked meanwhile (reapAll gets the rest).
+func killCommand(pid1 bool) {
+	if pid1 {
+		unix.Kill(-1, unix.SIGKILL)
+		return
+	}
+	for range 2 {
+		queue := children()
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			unix.Kill(p, unix.SIGKILL)
+			queue = append(queue, childrenOf(p)...)
+		}
+	}
 }
 
 // startShell restricts the calling thread and forks the shell from it.
@@ -240,6 +295,18 @@ func dropCapabilities() error {
 	if data[0].Permitted == 0 && data[1].Permitted == 0 {
 		return nil
 	}
+	if unix.Getuid() != 0 {
+		// An unprivileged server's helper holds CAP_SYS_ADMIN as an
+		// ambient capability (for its mounts); exec gives a uid other
+		// than 0 nothing else, and no_new_privs keeps setuid and file
+		// capabilities from doing so. Securebits and the bounding set
+		// would need CAP_SETPCAP, which it does not have.
+		if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+			return err
+		}
+		data = [2]unix.CapUserData{}
+		return unix.Capset(&hdr, &data[0])
+	}
 	bits := secbitNoRoot | secbitNoRootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLocked |
 		secbitKeepCapsLocked | secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLocked
 	if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits), 0, 0, 0); err != nil {
@@ -299,19 +366,7 @@ func reapAll(pid1 bool) {
 }
 
 // children lists this process's children from /proc.
-func children() []int {
-	var out []int
-	tasks, _ := os.ReadDir("/proc/self/task")
-	for _, t := range tasks {
-		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		for _, f := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(f); err == nil {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
+func children() []int { return childrenOf(os.Getpid()) }
 
 // threadCount returns this process's number of threads.
 func threadCount() int {

@@ -17,10 +17,13 @@ import (
 // [Runner.Run] and applied by the exec stage. Paths that do not exist are
 // skipped; a rule on a file grants only the file rights of its set.
 type landlockRules struct {
-	ABI     int      `json:"abi"`
-	Read    []string `json:"read"`    // read files, list directories, execute — beneath
-	List    []string `json:"list"`    // list directories only (parts of them are secret)
-	Write   []string `json:"write"`   // every right, beneath
+	ABI   int      `json:"abi"`
+	Read  []string `json:"read"`  // read files, list directories, execute — beneath
+	List  []string `json:"list"`  // list directories only (parts of them are secret)
+	Write []string `json:"write"` // every right, beneath
+	// Entries get every right beneath, like Write, but a symlink is not
+	// followed: an entry that has become one since the plan is skipped.
+	Entries []string `json:"entries,omitempty"`
 	Dev     []string `json:"dev"`     // device files: read, write, truncate, ioctl
 	DenyTCP bool     `json:"denyTCP"` // no network namespace: refuse TCP bind and connect
 }
@@ -87,14 +90,15 @@ func applyLandlock(r *landlockRules) error {
 	}
 	defer unix.Close(int(fd))
 	for _, set := range []struct {
-		paths  []string
-		access uint64
+		paths    []string
+		access   uint64
+		nofollow bool
 	}{
-		{r.Read, llRead}, {r.List, unix.LANDLOCK_ACCESS_FS_READ_DIR},
-		{r.Write, attr.fs}, {r.Dev, llDev},
+		{r.Read, llRead, false}, {r.List, unix.LANDLOCK_ACCESS_FS_READ_DIR, false},
+		{r.Write, attr.fs, false}, {r.Entries, attr.fs, true}, {r.Dev, llDev, false},
 	} {
 		for _, p := range set.paths {
-			if err := addPathRule(int(fd), p, set.access&attr.fs); err != nil {
+			if err := addPathRule(int(fd), p, set.access&attr.fs, set.nofollow); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
@@ -106,9 +110,13 @@ func applyLandlock(r *landlockRules) error {
 }
 
 // addPathRule grants access beneath p; a missing or unreachable p is
-// skipped (it grants nothing).
-func addPathRule(ruleset int, p string, access uint64) error {
-	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+// skipped (it grants nothing), and so is a symlink with nofollow.
+func addPathRule(ruleset int, p string, access uint64, nofollow bool) error {
+	flags := unix.O_PATH | unix.O_CLOEXEC
+	if nofollow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(p, flags, 0)
 	if err != nil {
 		return nil
 	}
@@ -116,6 +124,9 @@ func addPathRule(ruleset int, p string, access uint64) error {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		access &= llFiles
@@ -134,9 +145,10 @@ func addPathRule(ruleset int, p string, access uint64) error {
 
 // systemReadRoots are readable by every command (S3): system programs and
 // libraries, and /proc and /sys, which runtimes and build tools read.
-// /proc is the host's: other processes' command lines are visible there,
-// but their environment, memory and open files are not (ptrace checks,
-// which Landlock confines to the command's own domain).
+// /proc is the command's own with the procfs layer; without it, it is the
+// host's, where other processes' command lines are visible but their
+// environment, memory and open files are not (ptrace checks, which
+// Landlock confines to the command's own domain).
 var systemReadRoots = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys",
 }
@@ -217,10 +229,12 @@ func etcSecretBelow(rel string) bool {
 }
 
 // buildLandlock returns the rules for one command: the system roots,
-// /etc without its secrets, the Go toolchain (read), the workspace, the
-// private temp dir and the sandbox's build cache (write), and the
-// policy's extra read roots.
-func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, denyTCP bool) *landlockRules {
+// /etc without its secrets, the toolchains (read), the workspace, the
+// private temp dir and the workspace's build cache (write), and the
+// policy's extra read roots. With a control plan, the workspace is
+// readable and only the plan's grants are writable there and in the
+// cache (see [planControl]).
+func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, home []string, plan *controlPlan, denyTCP bool) *landlockRules {
 	er, el := pr.etc.get()
 	r := &landlockRules{ABI: pr.abi, DenyTCP: denyTCP, Dev: devFiles, List: el}
 	r.Read = append(append(r.Read, systemReadRoots...), er...)
@@ -229,6 +243,7 @@ func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, denyTCP bool) 
 			r.Read = append(r.Read, p)
 		}
 	}
+	r.Read = append(r.Read, home...)
 	if s.AllowNetwork {
 		// resolv.conf may be a symlink to /run (systemd-resolved).
 		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil {
@@ -239,6 +254,11 @@ func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, denyTCP bool) 
 		if filepath.IsAbs(p) {
 			r.Read = append(r.Read, filepath.Clean(p))
 		}
+	}
+	if plan != nil {
+		r.Read = append(r.Read, s.Dir)
+		r.Write, r.Entries = []string{tmp}, plan.grants
+		return r
 	}
 	r.Write = []string{s.Dir, tmp}
 	if gocache != "" {

@@ -19,11 +19,15 @@ type probeResult struct {
 	flags   uintptr // namespaces the helper starts in
 	abi     int     // Landlock ABI, 0 without
 	seccomp bool
-	nproc   bool        // RLIMIT_NPROC is counted per user namespace
-	cgroup  *pidsCgroup // pids.max instead of RLIMIT_NPROC, for root
-	shell   string
-	tc      toolchain
-	etc     etcRules // with Landlock
+	ownProc bool // a fresh /proc can be mounted in the PID namespace
+	// diskWatch: the helper can read the I/O accounting for the disk
+	// budget.
+	diskWatch bool
+	nproc     bool        // RLIMIT_NPROC is counted per user namespace
+	cgroup    *pidsCgroup // pids.max instead of RLIMIT_NPROC, for root
+	shell     string
+	tc        toolchain
+	etc       etcRules // with Landlock
 }
 
 // toolchain is the Go installation commands may read.
@@ -60,9 +64,9 @@ func runProbe() *probeResult {
 		p.report = LayerReport{Missing: missing}
 		return p
 	}
-	var nsErr error
-	p.flags, nsErr = probeNamespaces()
-	for _, ns := range []struct {
+	ns := probeNamespaces()
+	p.flags, p.ownProc = ns.flags, ns.proc
+	for _, l := range []struct {
 		layer string
 		flag  uintptr
 	}{
@@ -70,9 +74,28 @@ func runProbe() *probeResult {
 		{LayerPIDNamespace, unix.CLONE_NEWPID},
 		{LayerNetNamespace, unix.CLONE_NEWNET},
 	} {
-		if p.flags&ns.flag == 0 {
-			missing[ns.layer] = fmt.Sprintf("cannot start a process in a new one (%v)", nsErr)
+		if p.flags&l.flag == 0 {
+			missing[l.layer] = fmt.Sprintf("cannot start a process in a new one (%v)", ns.err)
 		}
+	}
+	if p.flags&unix.CLONE_NEWNS == 0 {
+		missing[LayerMountNamespace] = ns.mountWhy + "; existing control files are protected by Landlock alone"
+	}
+	switch {
+	case p.flags&unix.CLONE_NEWPID == 0:
+		missing[LayerProcfs] = "no PID namespace: commands see the host's /proc"
+	case p.flags&unix.CLONE_NEWNS == 0:
+		missing[LayerProcfs] = "no mount namespace: commands see the host's /proc"
+	case !p.ownProc:
+		missing[LayerProcfs] = ns.procWhy + "; commands see the host's /proc"
+	}
+	if p.flags&unix.CLONE_NEWUTS == 0 {
+		missing[LayerUTSNamespace] = ns.utsWhy
+	}
+	if err := diskAccounting(); err != nil {
+		missing[LayerDiskBudget] = fmt.Sprintf("no per-process I/O accounting in /proc/PID/io (%v); only RLIMIT_FSIZE bounds each file", err)
+	} else {
+		p.diskWatch = true
 	}
 	if abi, err := landlockABI(); err != nil {
 		missing[LayerLandlock] = landlockMissing(err)
@@ -106,11 +129,15 @@ func runProbe() *probeResult {
 	return p
 }
 
-// layersFor lists the layers active for one command.
-func (p *probeResult) layersFor(allowNetwork bool) []string {
+// layersFor lists the layers active for one command started in the
+// namespaces flags (the network namespace is dropped with AllowNetwork).
+func (p *probeResult) layersFor(flags uintptr) []string {
 	var out []string
 	for _, l := range p.report.Active {
-		if l == LayerNetNamespace && allowNetwork {
+		switch {
+		case l == LayerNetNamespace && flags&unix.CLONE_NEWNET == 0,
+			l == LayerPIDNamespace && flags&unix.CLONE_NEWPID == 0,
+			l == LayerProcfs && flags&unix.CLONE_NEWPID == 0:
 			continue
 		}
 		out = append(out, l)
@@ -118,30 +145,87 @@ func (p *probeResult) layersFor(allowNetwork bool) []string {
 	return out
 }
 
-// probeNamespaces finds the largest set of namespaces the helper can be
-// started in, trying smaller sets when the kernel or user refuses. It
-// returns the error of the full set when that one failed.
-func probeNamespaces() (uintptr, error) {
-	const u, p, n = unix.CLONE_NEWUSER, unix.CLONE_NEWPID, unix.CLONE_NEWNET
-	var first error
-	for _, f := range []uintptr{u | p | n, u | p, u | n, u, p | n, p, n, 0} {
-		err := probeHelper(f)
-		if err == nil {
-			return f, first
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return 0, first
+// nsProbe is what probeNamespaces found.
+type nsProbe struct {
+	flags uintptr // the namespaces the helper starts in
+	proc  bool    // a fresh /proc works there
+	err   error   // why the full set of user, PID and network namespaces failed
+	// Why the mount namespace, the fresh /proc and the UTS namespace are
+	// not used.
+	mountWhy, procWhy, utsWhy string
 }
 
-// probeHelper starts the helper in the namespaces flags and checks that
-// it answers (and is PID 1 in a new PID namespace).
-func probeHelper(flags uintptr) error {
-	h, err := startHelper(flags, nil, nil, &helperSpec{Probe: true})
+// probeNamespaces finds the largest set of user, PID and network
+// namespaces the helper can be started in, trying smaller sets when the
+// kernel or user refuses, and then whether a mount namespace (with
+// read-only bind mounts and, with a PID namespace, a fresh /proc) and a
+// UTS namespace work on top of it.
+func probeNamespaces() nsProbe {
+	const u, p, n = unix.CLONE_NEWUSER, unix.CLONE_NEWPID, unix.CLONE_NEWNET
+	var r nsProbe
+	base := uintptr(0)
+	for _, f := range []uintptr{u | p | n, u | p, u | n, u, p | n, p, n} {
+		_, err := probeHelper(f, nil, "")
+		if err == nil {
+			base = f
+			break
+		}
+		if r.err == nil {
+			r.err = err
+		}
+	}
+	r.flags = base
+	scratch, err := os.MkdirTemp("", "agentls-probe-")
 	if err != nil {
-		return err
+		r.mountWhy, r.procWhy = "no scratch directory to try a read-only bind mount in: "+err.Error(), "not tried"
+		scratch = ""
+	} else {
+		defer os.RemoveAll(scratch)
+	}
+	m := &mountSpec{Proc: base&p != 0}
+	if scratch != "" {
+		m.ReadOnly = []string{scratch}
+	}
+	st, err := probeHelper(base|unix.CLONE_NEWNS|unix.CLONE_NEWUTS, m, sandboxHostname)
+	if err != nil { // one of the two is refused: try each alone
+		var stm, stu helperStatus
+		var errm, erru error
+		stm, errm = probeHelper(base|unix.CLONE_NEWNS, m, "")
+		stu, erru = probeHelper(base|unix.CLONE_NEWUTS, nil, sandboxHostname)
+		st = helperStatus{MountErr: stm.MountErr, ProcErr: stm.ProcErr, UTSErr: stu.UTSErr}
+		if errm != nil {
+			st.MountErr = "cannot start a process in a new one (" + errm.Error() + ")"
+		}
+		if erru != nil {
+			st.UTSErr = "cannot start a process in a new one (" + erru.Error() + ")"
+		}
+	}
+	switch {
+	case r.mountWhy != "":
+	case st.MountErr != "":
+		r.mountWhy = st.MountErr
+	default:
+		r.flags |= unix.CLONE_NEWNS
+		if base&p != 0 && st.ProcErr == "" {
+			r.proc = true
+		}
+		r.procWhy = st.ProcErr
+	}
+	if st.UTSErr == "" {
+		r.flags |= unix.CLONE_NEWUTS
+	} else {
+		r.utsWhy = st.UTSErr
+	}
+	return r
+}
+
+// probeHelper starts the helper in the namespaces flags, has it try the
+// mounts m and the host name (when not nil and not ""), and checks that
+// it answers (and is PID 1 in a new PID namespace).
+func probeHelper(flags uintptr, m *mountSpec, hostname string) (helperStatus, error) {
+	h, err := startHelper(flags, nil, nil, &helperSpec{Probe: true, Mounts: m, Hostname: hostname})
+	if err != nil {
+		return helperStatus{}, err
 	}
 	t := time.AfterFunc(10*time.Second, func() { h.cmd.Process.Kill() })
 	defer t.Stop()
@@ -150,11 +234,11 @@ func probeHelper(flags uintptr) error {
 	h.reap()
 	switch {
 	case err != nil:
-		return err
+		return st, err
 	case flags&unix.CLONE_NEWPID != 0 && !st.PID1:
-		return errors.New("the helper is not PID 1 in its PID namespace")
+		return st, errors.New("the helper is not PID 1 in its PID namespace")
 	}
-	return nil
+	return st, nil
 }
 
 // pickShell prefers bash.

@@ -23,6 +23,10 @@ func TestExec_Prestart_SameGuarantees(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("TOP-SECRET\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// S6: an existing top-level file stays writable without approval.
+	if err := os.WriteFile(filepath.Join(ws, "in.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	before := warm.sys.warm.used.Load()
 	for i, c := range []struct {
 		cmd   string
@@ -41,8 +45,8 @@ func TestExec_Prestart_SameGuarantees(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(outside, "pwned")); err == nil {
 				return fmt.Errorf("wrote outside")
 			}
-			if _, err := os.Stat(filepath.Join(ws, "in.txt")); err != nil {
-				return fmt.Errorf("could not write inside: %v", err)
+			if b, err := os.ReadFile(filepath.Join(ws, "in.txt")); err != nil || string(b) != "in\n" {
+				return fmt.Errorf("could not write inside: %q, %v", b, err)
 			}
 			return nil
 		}},

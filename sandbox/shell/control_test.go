@@ -66,7 +66,7 @@ func TestShellPolicy_E15_ControlFiles(t *testing.T) {
 		"rm -rf .git":                              {".git"},
 		"echo x > .VSCode/tasks.json":              {".VSCode/tasks.json"},
 		"bash -c 'echo x > .envrc'":                {".envrc"},
-		"ls > /dev/null; mv x .exrc":               {".exrc"},
+		"ls > /dev/null; mv x .exrc":               {".exrc", ".exrc/x"}, // into a directory .exrc, too
 	} {
 		v := p.Analyze(cmd)
 		if v.Decision != sandbox.Ask || !slices.Equal(v.ControlPaths, want) {

@@ -1,0 +1,129 @@
+package exec
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Toolchains under the home directory (S7). The command's HOME is its
+// private temp dir, so the real home is invisible to it; these parts of
+// it are readable and executable (never writable): every $PATH entry, the
+// directories where version managers and language tools install
+// themselves, and nothing that holds a secret.
+
+// homeToolchains are the known toolchain directories, relative to the
+// home directory. ~/.cargo is granted by part: its credentials.toml holds
+// registry tokens. ~/go is ~/go/bin only (its src holds other projects;
+// the module cache is granted on its own).
+var homeToolchains = []string{
+	".pyenv", ".rbenv", ".nodenv", ".goenv", ".nvm", ".volta", ".asdf", ".sdkman/candidates",
+	".rustup", ".cargo/bin", ".cargo/registry", ".cargo/git", "go/bin", ".bun/bin", ".deno/bin",
+	".local/bin", ".local/lib", ".local/share/pipx", ".local/share/uv", ".local/share/mise",
+}
+
+// toolchainHomes are the variables that tell a version manager's shims
+// where it lives; unset, the shims would look under the command's HOME.
+// The sandbox sets each to the server's value, or to the default
+// directory when that exists (pyenv's and rbenv's shims set theirs
+// themselves, but an explicit value does no harm).
+var toolchainHomes = []struct{ name, dir string }{
+	{"RUSTUP_HOME", ".rustup"}, {"PYENV_ROOT", ".pyenv"}, {"RBENV_ROOT", ".rbenv"},
+	{"NODENV_ROOT", ".nodenv"}, {"GOENV_ROOT", ".goenv"}, {"VOLTA_HOME", ".volta"},
+	{"ASDF_DATA_DIR", ".asdf"}, {"PYTHONUSERBASE", ".local"},
+}
+
+// homeSecrets are parts of the home directory that no toolchain root may
+// be, contain or lie beneath: keys, tokens and shell history.
+var homeSecrets = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",
+	".config/gh", ".config/hub", ".config/gcloud", ".config/git", ".config/op",
+	".config/rclone", ".local/share/keyrings", ".netrc", ".npmrc", ".pypirc", ".git-credentials",
+	".gitconfig", ".cargo/credentials", ".cargo/credentials.toml", ".bash_history",
+	".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+	".node_repl_history", ".lesshst", ".viminfo",
+}
+
+// toolchainAccess is what [homeToolchainAccess] found: read roots for
+// Landlock and variables for the command's environment.
+type toolchainAccess struct {
+	read []string
+	env  [][2]string
+}
+
+// homeToolchainAccess returns the toolchain directories a command may
+// read (the $PATH entries in path and the known roots under home), each
+// resolved through symlinks, and the variables that point the shims at
+// them. getenv reads the server's environment. A directory is refused
+// when it is "/", the home directory or an ancestor of it, of the
+// workspace ws or of the temp dir tmp (other projects and users' files
+// would show), or when it is, contains or lies beneath a secret.
+func homeToolchainAccess(home, path, ws, tmp string, getenv func(string) string) toolchainAccess {
+	var a toolchainAccess
+	safe := func(p string) (string, bool) {
+		if !filepath.IsAbs(p) {
+			return "", false
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return "", false
+		}
+		for _, q := range []string{filepath.Clean(p), r} {
+			if q == "/" {
+				return "", false
+			}
+			for _, keep := range []string{home, ws, tmp} {
+				if keep != "" && within(keep, q) {
+					return "", false
+				}
+			}
+			if home != "" {
+				for _, s := range homeSecrets {
+					s = filepath.Join(home, s)
+					if within(q, s) || within(s, q) {
+						return "", false
+					}
+				}
+			}
+		}
+		return r, true
+	}
+	add := func(p string) {
+		if r, ok := safe(p); ok && !slices.Contains(a.read, r) {
+			a.read = append(a.read, r)
+		}
+	}
+	for _, p := range strings.Split(path, string(os.PathListSeparator)) {
+		add(p)
+	}
+	if home == "" || !filepath.IsAbs(home) {
+		return a
+	}
+	home = filepath.Clean(home)
+	for _, d := range homeToolchains {
+		add(filepath.Join(home, d))
+	}
+	for _, v := range toolchainHomes {
+		dir := getenv(v.name)
+		if dir == "" {
+			dir = filepath.Join(home, v.dir)
+		}
+		grant := dir
+		if v.name == "PYTHONUSERBASE" {
+			grant = filepath.Join(dir, "lib") // not .local/share, which holds keyrings
+		}
+		if _, ok := safe(grant); !ok {
+			continue
+		}
+		add(grant)
+		a.env = append(a.env, [2]string{v.name, filepath.Clean(dir)})
+	}
+	return a
+}
+
+// within reports whether p is dir or lies beneath it (both clean and
+// absolute).
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
