@@ -44,11 +44,12 @@ var testOnly = []string{"sandbox/sandboxtest"}
 // thirdParty says which of our packages (and those below them) may import
 // a restricted library, by import path prefix.
 var thirdParty = map[string][]string{
-	"github.com/openai/openai-go": {"agent/openai"},
-	"go.lsp.dev/":                 {"lspserver"},
-	"modernc.org/":                {"sandbox/sqlguard"}, // the SQLite driver and its C runtime
-	"mvdan.cc/sh/":                {"sandbox/shell"},
-	"golang.org/x/net/html":       {"tools/htmltext"},
+	"github.com/openai/openai-go":  {"agent/openai"},
+	"go.lsp.dev/":                  {"lspserver"},
+	"modernc.org/":                 {"sandbox/sqlguard"}, // the SQLite driver and its C runtime
+	"mvdan.cc/sh/":                 {"sandbox/shell"},
+	"golang.org/x/net/html":        {"tools/htmltext"},
+	"github.com/fsnotify/fsnotify": {"lspserver/watch"}, // file watching (E10)
 }
 
 // closedThirdParty lists, for packages whose libraries are a closed list,
@@ -115,6 +116,8 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"tools imports SQLite", pkg{module + "/tools", []string{"modernc.org/sqlite"}}, 1},
 		{"tools imports the shell parser", pkg{module + "/tools", []string{"mvdan.cc/sh/v3/syntax"}}, 1},
 		{"tools imports the HTML parser", pkg{module + "/tools", []string{"golang.org/x/net/html"}}, 1},
+		{"tools imports fsnotify", pkg{module + "/tools", []string{"github.com/fsnotify/fsnotify"}}, 1},
+		{"lspserver root imports fsnotify", pkg{module + "/lspserver", []string{"github.com/fsnotify/fsnotify"}}, 1},
 		{"exec imports another library", pkg{module + "/sandbox/exec", []string{"github.com/google/go-cmp/cmp"}}, 1},
 		{"htmltext imports sandbox", pkg{module + "/tools/htmltext", []string{module + "/sandbox"}}, 1},
 		{"tools imports a test helper", pkg{module + "/tools", []string{module + "/sandbox/sandboxtest"}}, 1},
