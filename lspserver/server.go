@@ -44,6 +44,9 @@ type Options struct {
 	// Exec runs the commands of run_command; nil means a runner of the
 	// server's own, without prestart.
 	Exec *exec.Runner
+	// Watch turns on watching the workspace with fsnotify (E10); nil
+	// leaves file events to the client's workspace/didChangeWatchedFiles.
+	Watch *WatchOptions
 	// Logger receives server logs (never stdout). Nil discards them.
 	Logger *slog.Logger
 }
@@ -52,6 +55,8 @@ type Options struct {
 // is done, then stops every run and returns once all its goroutines have.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
+	var stopLife context.CancelFunc
+	s.life, stopLife = context.WithCancel(context.WithoutCancel(ctx))
 	lost := make(chan struct{})
 	var once sync.Once
 	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied)
@@ -66,6 +71,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s.exit()
 	s.stopRuns()
 	s.drain(5 * time.Second)
+	stopLife()
+	s.bg.Wait()
 	closed := make(chan struct{})
 	go func() {
 		_ = conn.Close() // closing a finished stream may report an already-closed pipe
@@ -92,9 +99,16 @@ type Server struct {
 	conn      jsonrpc2.Conn
 	docs      *documents
 	sess      *tools.Session // "always allow" answers of this connection
+	policy    policyState
+	// life is the session: cancelled when Serve returns, which then waits
+	// for bg, the session's background work (the file watch, policy
+	// reloads, registrations).
+	life context.Context
+	bg   sync.WaitGroup
 
 	exited   chan struct{}
 	exitOnce sync.Once
+	initOnce sync.Once // initialized starts the session's background work once
 
 	mu       sync.Mutex // guards the fields below
 	state    lifecycle
@@ -127,6 +141,16 @@ type clientCaps struct {
 	workDoneProgress bool
 	saveDocuments    bool // experimental.agentls.saveDocuments
 	editText         bool // experimental.agentls.editText
+	ownPlugin        bool // announces experimental.agentls: one of our plugins
+	showDocument     bool // window.showDocument.support
+	// watchedFilesDynamic: workspace/didChangeWatchedFiles can be
+	// registered with client/registerCapability.
+	watchedFilesDynamic bool
+	// confirmsAnnotations: the client shows annotated edits that need
+	// confirmation before applying them (client_trust.go, E14).
+	confirmsAnnotations bool
+	clientName          string
+	clientVersion       string
 }
 
 func newServer(opts *Options) *Server {
@@ -139,6 +163,8 @@ func newServer(opts *Options) *Server {
 		quiet:      closedChan(),
 		unanswered: make(map[jsonrpc2.ID]bool),
 		diagURIs:   make(map[uri.URI]bool),
+		policy:     policyState{kick: make(chan struct{}, 1)},
+		life:       context.Background(),
 	}
 	if opts != nil {
 		s.opts = *opts
