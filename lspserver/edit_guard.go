@@ -146,9 +146,29 @@ func (p *proposer) askWatching(ctx context.Context, rel, cur string, exists bool
 	cancel(nil)
 	wg.Wait()
 	if errors.Is(context.Cause(qctx), errFileChanged) {
-		return "", staleNow(rel, p.view(rel), "changed while the question about the change was open")
+		return "", staleNow(rel, p.settledView(ctx, rel), "changed while the question about the change was open")
 	}
 	return answer, nil
+}
+
+// settledView waits until rel stays put for settleTime (a program that
+// truncates, then writes, is seen between the two), at most a second, and
+// returns what it holds then.
+func (p *proposer) settledView(ctx context.Context, rel string) fileView {
+	v := p.view(rel)
+	for range 10 {
+		select {
+		case <-time.After(settleTime):
+		case <-ctx.Done():
+			return v
+		}
+		next := p.view(rel)
+		if next.holds(v.text, v.exists) {
+			return next
+		}
+		v = next
+	}
+	return v
 }
 
 // mismatch is the outcome of an edit the editor applied that did not land
