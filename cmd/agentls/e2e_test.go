@@ -22,6 +22,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -76,6 +78,9 @@ func TestE2E(t *testing.T) {
 				}
 				if sc.check != nil {
 					sc.check(t, modelRequests(t, model))
+				}
+				if sc.checkWS != nil {
+					sc.checkWS(t, modelRequests(t, model), ws)
 				}
 				if sc.allTurns && model.Remaining() != 0 {
 					t.Errorf("the fake model has %d scripted turns left: the server made fewer model requests than scripted", model.Remaining())
@@ -145,6 +150,26 @@ type nodeScenario struct {
 	scenario string // client.mjs --scenario and scripts/node-<scenario>.jsonl
 	allTurns bool   // every scripted model turn must be used
 	check    func(t *testing.T, reqs []modelRequest)
+	// checkWS also gets the workspace the scenario ran in.
+	checkWS func(t *testing.T, reqs []modelRequest, ws string)
+}
+
+// staleToModel: T17, the model is told stale_file with the hash of what
+// main.go holds now, and a hint to read it again.
+func staleToModel(t *testing.T, reqs []modelRequest, ws string) {
+	t.Helper()
+	if len(reqs) != 2 {
+		t.Fatalf("model requests = %d, want 2", len(reqs))
+	}
+	res, ok := reqs[1].toolResult("call_1")
+	data, err := os.ReadFile(filepath.Join(ws, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if !ok || !strings.Contains(res, "stale_file") || !strings.Contains(res, "sha256:"+hex.EncodeToString(sum[:])) || !strings.Contains(res, "read") {
+		t.Errorf("T17: the model should get stale_file with main.go's new hash and a hint to re-read; tool result for call_1: %q (found %v)", res, ok)
+	}
 }
 
 var nodeScenarios = []nodeScenario{
@@ -172,6 +197,9 @@ var nodeScenarios = []nodeScenario{
 	{name: "review_E5", scenario: "review", allTurns: true},
 	{name: "cancel_request_E8", scenario: "cancel-request"},
 	{name: "cancel_command_E8", scenario: "cancel-command"},
+	{name: "stale_while_asked_T17_E10", scenario: "stale-question", allTurns: true, checkWS: staleToModel},
+	{name: "stale_while_preview_open_T17_E14", scenario: "stale-annotated", allTurns: true, checkWS: staleToModel},
+	{name: "sublime_asked_first_E14", scenario: "sublime", allTurns: true},
 	{name: "bad_input_E3", scenario: "bad-input", check: func(t *testing.T, reqs []modelRequest) {
 		if len(reqs) != 0 {
 			t.Errorf("bad input reached the model: %d requests", len(reqs))
