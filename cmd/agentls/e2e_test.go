@@ -130,6 +130,16 @@ func TestE2E(t *testing.T) {
 		if model.Remaining() != 0 {
 			t.Errorf("the fake model has %d scripted turns left", model.Remaining())
 		}
+		// E13: the model is told which hunk the user rejected in the review.
+		var partial string
+		for _, r := range reqs {
+			if res, ok := r.toolResult("call_5"); ok {
+				partial = res
+			}
+		}
+		if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
+			t.Errorf("E13: the tool result for the two-hunk edit should say hunk 1 applied, hunk 2 rejected; got %q", partial)
+		}
 		// T16: the user's edited text reached the model as "modify".
 		raw := model.Requests()
 		if last := string(raw[len(raw)-1]); !strings.Contains(last, `\"answer\":\"modify\"`) || !strings.Contains(last, "git push --dry-run") {

@@ -9,8 +9,10 @@
 --   AGENTLS_E2E_BIN     the agentls binary
 --   AGENTLS_E2E_PLUGIN  the repo's editors/nvim (put on 'runtimepath')
 --   AGENTLS_E2E_RESULT  where to write the result JSON
--- Prompts never block: vim.ui.select picks "Approve" (showMessageRequest) or
--- "Apply" (edit preview), vim.ui.input answers the scripted instruction.
+-- Prompts never block: vim.ui.select picks "Approve" (showMessageRequest),
+-- vim.ui.input answers the scripted instruction, and each per-hunk review
+-- gets the keys queued for it (review_keys), typed into the review window
+-- with nvim_feedkeys as soon as it opens.
 -- Exit code 0 when every check passed, 1 otherwise.
 
 local function getenv(k)
@@ -75,8 +77,24 @@ end
 -- Scripted UI: never block, record every prompt.
 local inputs = { "List the steps to capitalize the greeting.", "Capitalize the greeting." }
 local code_action_title = "agentls: Plan…"
-local reject_edits = false -- pick "Reject" instead of "Apply" for edit previews
 local prefer_edit = false
+-- review_keys: the keys for the next reviews, one string per review. A
+-- review that opens with none queued is a failure (and is closed with q).
+local review_keys = {}
+local reviews = 0
+local function on_review(review)
+  reviews = reviews + 1
+  local keys = table.remove(review_keys, 1)
+  local titles = vim.tbl_map(function(i)
+    return i.title
+  end, review.items)
+  table.insert(prompts, { kind = "review", hunks = titles, keys = keys })
+  if not keys then
+    check(false, "a review opened with no keys scripted for it", titles)
+    keys = "q"
+  end
+  vim.api.nvim_feedkeys(keys, "t", false)
+end
 vim.ui.select = function(items, opts, on_choice)
   local choice
   if opts and opts.kind == "codeaction" then
@@ -90,7 +108,7 @@ vim.ui.select = function(items, opts, on_choice)
     on_choice(choice)
     return
   end
-  local wants = reject_edits and { "Approve", "Reject" } or { "Approve", "Apply" }
+  local wants = { "Approve" }
   if prefer_edit then
     wants = { "Edit…" }
   end
@@ -150,7 +168,7 @@ local function wait_result(what, ms)
 end
 
 local function run()
-  agentls.setup({ cmd = { getenv("AGENTLS_E2E_BIN"), "serve" } })
+  agentls.setup({ cmd = { getenv("AGENTLS_E2E_BIN"), "serve" }, on_review = on_review, prompt_timeout = 15000 })
 
   vim.cmd("edit main.go")
   local bufnr = vim.api.nvim_get_current_buf()
@@ -207,6 +225,7 @@ local function run()
   -- Execute on lines 5-7 without arguments: the instruction is asked with
   -- vim.ui.input, the edit is previewed and applied, then saved (E6, E13).
   agentls.last_result = nil
+  table.insert(review_keys, "a\r") -- accept the hunk, confirm
   vim.cmd("5,7AgentExecute")
   local exec = wait_result("execute")
   check(exec.status == "done", "execute status done", exec)
@@ -219,6 +238,10 @@ local function run()
   local preview = table.concat(agentls.last_preview or {}, "\n")
   check(preview:find('+\treturn "Hello, " + name', 1, true) ~= nil, "diff preview shows the change", agentls.last_preview)
   check(preview:find('-\treturn "hello, " + name', 1, true) ~= nil, "diff preview shows the old line", agentls.last_preview)
+  check(preview:find(' import "fmt"', 1, true) ~= nil and preview:find(' func main() {', 1, true) ~= nil,
+    "E13 the review shows three lines of context around the hunk", agentls.last_preview)
+  check(preview:find("a accept", 1, true) ~= nil and preview:find("q reject all", 1, true) ~= nil, "E13 the review shows its keys", agentls.last_preview)
+  check(preview:find("[+] accepted", 1, true) ~= nil, "E13 the review marks the accepted hunk", agentls.last_preview)
   local after = before:gsub('"hello, "', '"Hello, "')
   check(buf_text(bufnr) == after, "edit landed in the buffer", buf_text(bufnr))
   local saved = vim.wait(5000, function()
@@ -249,16 +272,51 @@ local function run()
 
   -- Execute again, and reject the proposed edit at the preview (E6, E13).
   local saved_text = read_file(path)
-  reject_edits = true
+  table.insert(review_keys, "q") -- reject everything, close
   agentls.last_result = nil
   vim.cmd("AgentExecute Capitalize World too")
   local rej = wait_result("rejected execute")
-  reject_edits = false
   check(rej.status == "done", "rejected execute status done", rej)
   local re = rej.edits or {}
   check(re.proposed == 1 and re.applied == 0 and re.rejected == 1, "rejected execute edits {proposed 1, applied 0, rejected 1}", re)
   check(buf_text(bufnr) == saved_text, "rejected edit left the buffer unchanged", buf_text(bufnr))
   check(read_file(path) == saved_text, "rejected edit left the file unchanged")
+
+  -- Two hunks: accept the first, reject the second (E13). Only the first
+  -- lands; the server tells the model which hunk was rejected.
+  table.insert(review_keys, "ar\r")
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Say hi to Earth")
+  local part = wait_result("partial execute")
+  check(part.status == "done", "partial execute status done", part)
+  local pe = part.edits or {}
+  check(pe.proposed == 1 and pe.applied == 1 and pe.rejected == 0, "partial execute edits {proposed 1, applied 1}", pe)
+  local rv = agentls.last_review or {}
+  check(#(rv.items or {}) == 2, "E13 the review has one entry per hunk (2)", rv.items)
+  check(vim.deep_equal(rv.result, { true, false }), "E13 hunk 1 accepted, hunk 2 rejected", rv.result)
+  local want = saved_text:gsub('"Hello, "', '"Hi, "')
+  check(buf_text(bufnr) == want, "E13 the buffer holds hunk 1 only", buf_text(bufnr))
+  check(vim.wait(5000, function()
+    return read_file(path) == want
+  end, 50), "E13 the partial edit is on disk", read_file(path))
+
+  -- A change the policy allows outright needs no confirmation: the plugin
+  -- applies it without a review (needsConfirmation = false).
+  local policy = getenv("XDG_CONFIG_HOME") .. "/agentls/policy.json"
+  vim.fn.mkdir(vim.fn.fnamemodify(policy, ":h"), "p")
+  local pf = assert(io.open(policy, "w"))
+  pf:write('{"allow": ["edit_file(main.go)"]}')
+  pf:close()
+  local before_reviews = reviews
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Greet the world by name")
+  local pre = wait_result("preapproved execute")
+  os.remove(policy)
+  check(pre.status == "done", "preapproved execute status done", pre)
+  check((pre.edits or {}).applied == 1, "preapproved edit applied", pre.edits)
+  check(reviews == before_reviews, "E13 no review for a preapproved edit", reviews - before_reviews)
+  local want2 = want:gsub('greet%("world"%)', 'greet("World")')
+  check(buf_text(bufnr) == want2, "preapproved edit landed in the buffer", buf_text(bufnr))
 
   -- human_confirm: the model asks the user itself; the user picks Edit…
   -- and changes the proposed text, which the model receives (T16).
