@@ -474,7 +474,14 @@ local function capabilities()
   caps.workspace.applyEdit = true
   caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
   caps.workspace.workspaceEdit.documentChanges = true
-  caps.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
+  -- Announcing annotations (with experimental.agentls) tells the server
+  -- that this client confirms annotated edits (E14): only while the review
+  -- is on. Without it the server asks with showMessageRequest first.
+  if M.config.confirm_edits then
+    caps.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
+  else
+    caps.workspace.workspaceEdit.changeAnnotationSupport = nil
+  end
   caps.window.workDoneProgress = true
   caps.experimental = { agentls = { saveDocuments = true, editText = true } }
   return caps
