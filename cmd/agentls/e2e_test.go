@@ -3,8 +3,10 @@ package main
 // Real-client end-to-end tests (STYLE.md §8 "Real clients", DESIGN.md E1-E13).
 // The agentls binary is driven by two clients that share no code with it:
 //
-//   - headless Neovim 0.7 with the plugin in editors/nvim
-//     (testdata/e2e/nvim/init.lua: plan, execute, review, cancel);
+//   - headless Neovim with the plugin in editors/nvim, on Debian's 0.7.2
+//     and on a current release unpacked by .ci/nvim-current.sh
+//     (testdata/e2e/nvim/init.lua: plan, execute with the per-hunk review,
+//     review, cancel);
 //   - a Node client on Microsoft's vscode-jsonrpc and
 //     vscode-languageserver-protocol (testdata/e2e/node/client.mjs), one
 //     process per scenario.
@@ -89,63 +91,73 @@ func TestE2E(t *testing.T) {
 		}
 	})
 
-	// E13: the Neovim plugin, headless, with scripted answers to its prompts.
-	t.Run("Neovim_E13", func(t *testing.T) {
-		model := startModel(t, repo, "nvim")
-		ws := copyWorkspace(t, repo)
-		result := filepath.Join(t.TempDir(), "nvim-result.json")
-		env := append(modelEnv(t, model),
-			"AGENTLS_E2E_BIN="+bin,
-			"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
-			"AGENTLS_E2E_RESULT="+result,
-		)
-		out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
-			filepath.Join(repo, "testdata", "e2e", "nvim", "init.lua")), ws, env)
-		var res struct {
-			OK       bool     `json:"ok"`
-			Checks   []string `json:"checks"`
-			Failures []string `json:"failures"`
-			LSPLog   string   `json:"lsp_log"`
-			Prompts  []any    `json:"prompts"`
+	// E13: the Neovim plugin, headless, with scripted answers to its
+	// prompts and keys typed into its review: on Debian's 0.7.2 and on a
+	// current Neovim (.ci/nvim-current.sh).
+	t.Run("Neovim_E13", func(t *testing.T) { runNeovim(t, repo, bin, nvim) })
+	current := filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim")
+	if _, err := os.Stat(current); err != nil {
+		t.Fatalf("no current Neovim at %s (run .ci/install-e2e.sh): %v", current, err)
+	}
+	t.Run("Neovim_current_E13", func(t *testing.T) { runNeovim(t, repo, bin, current) })
+}
+
+// runNeovim drives testdata/e2e/nvim/init.lua in headless nvim.
+func runNeovim(t *testing.T, repo, bin, nvim string) {
+	model := startModel(t, repo, "nvim")
+	ws := copyWorkspace(t, repo)
+	result := filepath.Join(t.TempDir(), "nvim-result.json")
+	env := append(modelEnv(t, model),
+		"AGENTLS_E2E_BIN="+bin,
+		"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
+		"AGENTLS_E2E_RESULT="+result,
+	)
+	out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
+		filepath.Join(repo, "testdata", "e2e", "nvim", "init.lua")), ws, env)
+	var res struct {
+		OK       bool     `json:"ok"`
+		Checks   []string `json:"checks"`
+		Failures []string `json:"failures"`
+		LSPLog   string   `json:"lsp_log"`
+		Prompts  []any    `json:"prompts"`
+	}
+	data, rerr := os.ReadFile(result)
+	if rerr == nil {
+		rerr = json.Unmarshal(data, &res)
+	}
+	switch {
+	case err != nil || rerr != nil || !res.OK:
+		t.Errorf("headless nvim: exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
+			err, rerr, strings.Join(res.Failures, "\n  "), out)
+		if res.LSPLog != "" {
+			t.Logf("tail of the nvim LSP log %s:\n%s", res.LSPLog, tail(res.LSPLog, 60))
 		}
-		data, rerr := os.ReadFile(result)
-		if rerr == nil {
-			rerr = json.Unmarshal(data, &res)
+		t.Logf("prompts answered: %v", res.Prompts)
+	default:
+		t.Logf("headless nvim:\n  %s", strings.Join(res.Checks, "\n  "))
+	}
+	reqs := modelRequests(t, model)
+	if len(reqs) > 0 {
+		checkPlanTools(t, reqs[0])
+	}
+	if model.Remaining() != 0 {
+		t.Errorf("the fake model has %d scripted turns left", model.Remaining())
+	}
+	// E13: the model is told which hunk the user rejected in the review.
+	var partial string
+	for _, r := range reqs {
+		if res, ok := r.toolResult("call_5"); ok {
+			partial = res
 		}
-		switch {
-		case err != nil || rerr != nil || !res.OK:
-			t.Errorf("headless nvim: exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
-				err, rerr, strings.Join(res.Failures, "\n  "), out)
-			if res.LSPLog != "" {
-				t.Logf("tail of the nvim LSP log %s:\n%s", res.LSPLog, tail(res.LSPLog, 60))
-			}
-			t.Logf("prompts answered: %v", res.Prompts)
-		default:
-			t.Logf("headless nvim:\n  %s", strings.Join(res.Checks, "\n  "))
-		}
-		reqs := modelRequests(t, model)
-		if len(reqs) > 0 {
-			checkPlanTools(t, reqs[0])
-		}
-		if model.Remaining() != 0 {
-			t.Errorf("the fake model has %d scripted turns left", model.Remaining())
-		}
-		// E13: the model is told which hunk the user rejected in the review.
-		var partial string
-		for _, r := range reqs {
-			if res, ok := r.toolResult("call_5"); ok {
-				partial = res
-			}
-		}
-		if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
-			t.Errorf("E13: the tool result for the two-hunk edit should say hunk 1 applied, hunk 2 rejected; got %q", partial)
-		}
-		// T16: the user's edited text reached the model as "modify".
-		raw := model.Requests()
-		if last := string(raw[len(raw)-1]); !strings.Contains(last, `\"answer\":\"modify\"`) || !strings.Contains(last, "git push --dry-run") {
-			t.Errorf("the last model request lacks the modified human_confirm answer:\n%s", tail2(last, 600))
-		}
-	})
+	}
+	if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
+		t.Errorf("E13: the tool result for the two-hunk edit should say hunk 1 applied, hunk 2 rejected; got %q", partial)
+	}
+	// T16: the user's edited text reached the model as "modify".
+	raw := model.Requests()
+	if last := string(raw[len(raw)-1]); !strings.Contains(last, `\"answer\":\"modify\"`) || !strings.Contains(last, "git push --dry-run") {
+		t.Errorf("the last model request lacks the modified human_confirm answer:\n%s", tail2(last, 600))
+	}
 }
 
 func tail2(s string, n int) string {

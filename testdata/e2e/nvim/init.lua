@@ -28,7 +28,11 @@ local result_path = getenv("AGENTLS_E2E_RESULT")
 vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
 vim.opt.swapfile = false
 vim.opt.shortmess:append("F")
-vim.lsp.set_log_level("debug")
+if vim.lsp.log and vim.lsp.log.set_level then
+  vim.lsp.log.set_level("debug")
+else
+  vim.lsp.set_log_level("debug")
+end
 
 local checks, failures, prompts = {}, {}, {}
 
@@ -98,13 +102,16 @@ end
 vim.ui.select = function(items, opts, on_choice)
   local choice
   if opts and opts.kind == "codeaction" then
-    -- Items are {client_id, action} tuples.
+    -- Items are {client_id, action} tuples (0.7) or {action = …, ctx = …} (0.10+).
+    local function action(item)
+      return item.action or item[2]
+    end
     for _, item in ipairs(items) do
-      if item[2].title == code_action_title then
+      if action(item).title == code_action_title then
         choice = item
       end
     end
-    table.insert(prompts, { kind = "select codeaction", choice = choice and choice[2].title })
+    table.insert(prompts, { kind = "select codeaction", choice = choice and action(choice).title })
     on_choice(choice)
     return
   end
@@ -168,6 +175,8 @@ local function wait_result(what, ms)
 end
 
 local function run()
+  local v = vim.version()
+  check(true, string.format("running on Neovim %d.%d.%d", v.major, v.minor, v.patch))
   agentls.setup({ cmd = { getenv("AGENTLS_E2E_BIN"), "serve" }, on_review = on_review, prompt_timeout = 15000 })
 
   vim.cmd("edit main.go")
@@ -212,7 +221,11 @@ local function run()
   -- The code action "agentls: Plan…" carries no instruction: the plugin
   -- asks for it with vim.ui.input, then runs the plan (E13).
   agentls.last_result = nil
-  vim.lsp.buf.range_code_action(nil, { 5, 0 }, { 7, 0 })
+  if vim.lsp.buf.range_code_action then -- Neovim 0.7-0.9
+    vim.lsp.buf.range_code_action(nil, { 5, 0 }, { 7, 0 })
+  else -- 0.10 and later
+    vim.lsp.buf.code_action({ range = { start = { 5, 0 }, ["end"] = { 7, 0 } } })
+  end
   local plan2 = wait_result("code action plan")
   check(agentls.last_result and agentls.last_result.command == "agentls.plan", "code action ran agentls.plan", agentls.last_result)
   check(plan2.status == "done", "code action plan status done", plan2)

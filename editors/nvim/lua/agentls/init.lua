@@ -183,12 +183,19 @@ local function snapshot(doc)
   end
 end
 
+-- plain_edit drops an edit's annotation: the review has confirmed it, and
+-- Neovim 0.12's own apply would ask again (or refuse an annotation it is
+-- not given).
+local function plain_edit(e)
+  return { range = e.range, newText = e.newText }
+end
+
 -- hunk_lines renders one edit against the document as a unified diff with
 -- three lines of context.
 local function hunk_lines(doc, e, encoding)
   local scratch = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(scratch, 0, -1, false, doc.lines)
-  vim.lsp.util.apply_text_edits({ e }, scratch, encoding)
+  vim.lsp.util.apply_text_edits({ plain_edit(e) }, scratch, encoding)
   local new = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
   vim.api.nvim_buf_delete(scratch, { force = true })
   local name = vim.fn.fnamemodify(doc.fname, ":.")
@@ -238,14 +245,16 @@ local function accepted_edit(edit, keep)
       end
     elseif change.kind then
       if keep[change] then
-        table.insert(out.documentChanges, change)
+        local op = vim.deepcopy(change)
+        op.annotationId = nil
+        table.insert(out.documentChanges, op)
         any = true
       end
     else
       local edits = {}
       for _, e in ipairs(change.edits or {}) do
         if keep[e] then
-          table.insert(edits, e)
+          table.insert(edits, plain_edit(e))
         end
       end
       if #edits > 0 then
@@ -258,7 +267,7 @@ local function accepted_edit(edit, keep)
     local kept = {}
     for _, e in ipairs(edits) do
       if keep[e] then
-        table.insert(kept, e)
+        table.insert(kept, plain_edit(e))
       end
     end
     if #kept > 0 then
@@ -461,6 +470,24 @@ end
 ---------------------------------------------------------------------------
 -- Client
 
+-- Neovim 0.11 turned client functions into methods and deprecated
+-- vim.lsp.start_client (removed in 0.13); 0.7 has only the old forms.
+local modern = vim.fn.has("nvim-0.11") == 1
+
+local function start_client(config)
+  if modern then
+    return vim.lsp.start(config, { attach = false })
+  end
+  return vim.lsp.start_client(config)
+end
+
+local function request(client, method, params, handler, bufnr)
+  if modern then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
 function M.root_dir()
   return realpath(M.config.root_dir or vim.loop.cwd())
 end
@@ -512,7 +539,7 @@ local function execute(command, arg, bufnr, on_done)
   end
   local function send()
     local params = { command = command, arguments = arg and { arg } or nil }
-    client.request("workspace/executeCommand", params, function(err, result)
+    request(client, "workspace/executeCommand", params, function(err, result)
       finish(err, result)
     end, bufnr)
   end
@@ -537,12 +564,12 @@ end
 
 function M.start()
   local client = M.client()
-  if client and not client.is_stopped() then
+  if client and not (modern and client:is_stopped() or not modern and client.is_stopped()) then
     return M.client_id
   end
   local cfg = M.config
   M.initialized = false
-  M.client_id = vim.lsp.start_client({
+  M.client_id = start_client({
     name = "agentls",
     cmd = cfg.cmd,
     cmd_env = cfg.cmd_env,
