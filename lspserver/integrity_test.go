@@ -59,7 +59,8 @@ func TestServer_T17_ClosedFileChangedWhileAsked(t *testing.T) {
 	h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(false, false, false)})
 	h.c.Handle("window/showMessageRequest", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		if strings.Contains(string(raw), "wants to change a.go") {
-			h.writeFile("a.go", changedOnDisk) // while the user reads the diff
+			time.Sleep(50 * time.Millisecond) // the user reads the diff…
+			h.writeFile("a.go", changedOnDisk) // …and the file changes meanwhile
 		}
 		return map[string]string{"title": command.ActionApprove}, nil
 	})
@@ -76,6 +77,7 @@ func TestServer_E10_QuestionWithdrawnOnDiskChange(t *testing.T) {
 	h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(false, false, false),
 		opts: func(o *lspserver.Options) { o.Watch = &lspserver.WatchOptions{} }})
 	h.c.Handle("window/showMessageRequest", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		time.Sleep(50 * time.Millisecond) // the question is open…
 		h.writeFile("a.go", changedOnDisk)
 		return lsptest.NeverAnswer(ctx, raw)
 	})
@@ -95,6 +97,7 @@ func TestServer_E10_QuestionWithdrawnOnDiskChange(t *testing.T) {
 func TestServer_E10_QuestionWithdrawnOnClientFileEvent(t *testing.T) {
 	h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(false, false, false)})
 	h.c.Handle("window/showMessageRequest", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		time.Sleep(50 * time.Millisecond)
 		h.writeFile("a.go", changedOnDisk)
 		err := h.c.Notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{
 			"changes": []any{map[string]any{"uri": h.uri("a.go"), "type": 2}},
