@@ -153,6 +153,17 @@ func runNeovim(t *testing.T, repo, bin, nvim string) {
 	if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
 		t.Errorf("E13: the tool result for the two-hunk edit should say hunk 1 applied, hunk 2 rejected; got %q", partial)
 	}
+	// T17: an edit whose file changed on disk during the review is refused
+	// by the plugin, and the model is told why.
+	var staleRes string
+	for _, r := range reqs {
+		if res, ok := r.toolResult("call_7"); ok {
+			staleRes = res
+		}
+	}
+	if !strings.Contains(staleRes, "changed on disk") || strings.Contains(staleRes, `"applied":true`) {
+		t.Errorf("T17: the edit refused during the review should reach the model as not applied, file changed on disk; got %q", staleRes)
+	}
 	// T16: the user's edited text reached the model as "modify".
 	raw := model.Requests()
 	if last := string(raw[len(raw)-1]); !strings.Contains(last, `\"answer\":\"modify\"`) || !strings.Contains(last, "git push --dry-run") {

@@ -27,6 +27,7 @@ end
 local result_path = getenv("AGENTLS_E2E_RESULT")
 vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
 vim.opt.swapfile = false
+vim.opt.autoread = true -- :checktime reloads an unmodified buffer without asking
 vim.opt.shortmess:append("F")
 if vim.lsp.log and vim.lsp.log.set_level then
   vim.lsp.log.set_level("debug")
@@ -89,6 +90,9 @@ local reviews = 0
 local function on_review(review)
   reviews = reviews + 1
   local keys = table.remove(review_keys, 1)
+  if type(keys) == "function" then
+    keys = keys(review)
+  end
   local titles = vim.tbl_map(function(i)
     return i.title
   end, review.items)
@@ -330,6 +334,31 @@ local function run()
   check(reviews == before_reviews, "E13 no review for a preapproved edit", reviews - before_reviews)
   local want2 = want:gsub('greet%("world"%)', 'greet("World")')
   check(buf_text(bufnr) == want2, "preapproved edit landed in the buffer", buf_text(bufnr))
+  check(vim.wait(5000, function()
+    return read_file(path) == want2 and not vim.bo[bufnr].modified
+  end, 50), "preapproved edit saved")
+
+  -- The file changes on disk while the review is open: the accepted hunk
+  -- is refused as stale, nothing lands in the buffer or on the disk (T17).
+  local outside = "// changed outside the editor\n" .. want2
+  table.insert(review_keys, function()
+    local f = assert(io.open(path, "w"))
+    f:write(outside)
+    f:close()
+    return "a\r"
+  end)
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Say hey")
+  local st = wait_result("stale execute")
+  local se = st.edits or {}
+  check(se.proposed == 1 and se.applied == 0, "T17 an edit whose file changed during the review is not applied", se)
+  check(buf_text(bufnr) == want2, "T17 the buffer is unchanged", buf_text(bufnr))
+  check(read_file(path) == outside, "T17 the outside change on disk is kept", read_file(path))
+  -- Take the outside change into the buffer, as :checktime does.
+  vim.cmd("checktime")
+  check(vim.wait(3000, function()
+    return buf_text(bufnr) == outside
+  end, 50), "the buffer reloads the outside change", buf_text(bufnr))
 
   -- human_confirm: the model asks the user itself; the user picks Edit…
   -- and changes the proposed text, which the model receives (T16).
