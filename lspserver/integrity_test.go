@@ -59,7 +59,7 @@ func TestServer_T17_ClosedFileChangedWhileAsked(t *testing.T) {
 	h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(false, false, false)})
 	h.c.Handle("window/showMessageRequest", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		if strings.Contains(string(raw), "wants to change a.go") {
-			time.Sleep(50 * time.Millisecond) // the user reads the diff…
+			time.Sleep(50 * time.Millisecond)  // the user reads the diff…
 			h.writeFile("a.go", changedOnDisk) // …and the file changes meanwhile
 		}
 		return map[string]string{"title": command.ActionApprove}, nil
