@@ -436,7 +436,8 @@ local function show_result(command, result)
   end
   local e = result.edits
   if e and (e.proposed or 0) > 0 then
-    table.insert(lines, string.format("edits: %d proposed, %d applied, %d rejected", e.proposed, e.applied or 0, e.rejected or 0))
+    local stale = (e.stale or 0) > 0 and string.format(", %d stale (the file changed)", e.stale) or ""
+    table.insert(lines, string.format("edits: %d proposed, %d applied, %d rejected%s", e.proposed, e.applied or 0, e.rejected or 0, stale))
   end
   local findings = result.findings or {}
   if #findings > 0 then
