@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -49,9 +50,15 @@ func (s *Server) startWatch(root string) {
 		})
 		if err != nil {
 			s.log.Warn("No file watch", slog.String("err", err.Error()))
+			s.logMessage(s.life, protocol.MessageTypeWarning, "agentls: cannot watch the workspace ("+err.Error()+
+				"); changes are still checked right before each edit is sent")
 			return
 		}
 		s.log.Debug("Watching the workspace", slog.Int("dirs", w.Dirs()), slog.Bool("full", w.Full()))
+		if w.Full() {
+			s.logMessage(s.life, protocol.MessageTypeWarning, fmt.Sprintf("agentls: the file watch covers %d directories of the workspace, not all; "+
+				"changes elsewhere are still checked right before each edit is sent", w.Dirs()))
+		}
 		<-s.life.Done()
 		_ = w.Close()
 	})

@@ -269,3 +269,14 @@ func TestServer_E14_ConfirmationPerClient(t *testing.T) {
 		})
 	}
 }
+
+// E10: a watch that cannot cover the whole workspace says so.
+func TestServer_E10_WatchBoundReported(t *testing.T) {
+	h := start(t, setup{files: map[string]string{"a/x.go": "package a\n", "b/y.go": "package b\n", "c/z.go": "package c\n"},
+		opts: func(o *lspserver.Options) { o.Watch = &lspserver.WatchOptions{MaxDirs: 2} }})
+	if _, err := h.c.WaitNotification(5*time.Second, "window/logMessage", func(m lsptest.Message) bool {
+		return strings.Contains(string(m.Params), "covers 2 directories")
+	}); err != nil {
+		t.Errorf("a bounded watch was not reported: %v", err)
+	}
+}
