@@ -92,7 +92,7 @@ func TestServer_E10_PolicyReloadsLive(t *testing.T) {
 	for _, viaClient := range []bool{false, true} {
 		name := map[bool]string{false: "fsnotify", true: "didChangeWatchedFiles"}[viaClient]
 		t.Run(name, func(t *testing.T) {
-			h := start(t, setup{files: map[string]string{"a.go": "package a\n", ".agentls/policy.json": denyReads},
+			h := start(t, setup{script: twoReads, files: map[string]string{"a.go": "package a\n", ".agentls/policy.json": denyReads},
 				opts: func(o *lspserver.Options) {
 					o.LoadPolicy = projectPolicy
 					if !viaClient {
@@ -110,17 +110,25 @@ func TestServer_E10_PolicyReloadsLive(t *testing.T) {
 					}
 				}
 			}
-			time.Sleep(200 * time.Millisecond) // the first load, and the watch, are under way
-			edit("{ not json")
-			if _, err := h.c.WaitNotification(5*time.Second, "window/showMessage", func(m lsptest.Message) bool {
-				return strings.Contains(string(m.Params), "keep the previous good policy")
-			}); err != nil {
+			h.mustRun(command.Plan, planArg(h)) // the policy loaded once: a good one to keep
+			// until: edit, then wait for the message; the watch starts in the
+			// background, so an edit before it is ready is made again.
+			until := func(text, msg string) error {
+				var err error
+				for range 5 {
+					edit(text)
+					if _, err = h.c.WaitNotification(time.Second, "window/showMessage", func(m lsptest.Message) bool {
+						return strings.Contains(string(m.Params), msg)
+					}); err == nil {
+						return nil
+					}
+				}
+				return err
+			}
+			if err := until("{ not json", "keep the previous good policy"); err != nil {
 				t.Fatalf("a broken policy edit was not reported: %v", err)
 			}
-			edit(denyReads)
-			if _, err := h.c.WaitNotification(5*time.Second, "window/showMessage", func(m lsptest.Message) bool {
-				return strings.Contains(string(m.Params), "loads again")
-			}); err != nil {
+			if err := until(denyReads, "loads again"); err != nil {
 				t.Errorf("the fixed policy was not reported: %v", err)
 			}
 		})
