@@ -1,6 +1,7 @@
 package lspserver_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,5 +154,35 @@ func TestServer_E10_RegistersWatchedFiles(t *testing.T) {
 	h2 := start(t, setup{files: map[string]string{"a.go": "package a\n"}, caps: clientCaps(false, false, false)})
 	if _, err := h2.c.WaitFor(300*time.Millisecond, "client/registerCapability", nil); err == nil {
 		t.Error("registration sent to a client without dynamicRegistration")
+	}
+}
+
+// E10: the user's policy file, outside the workspace, reloads live too.
+func TestServer_E10_UserPolicyReloadsLive(t *testing.T) {
+	user := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(user, []byte(denyReads), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, setup{script: twoReads, files: map[string]string{"a.go": "package a\n"},
+		opts: func(o *lspserver.Options) {
+			o.LoadPolicy = func(root string) (*tools.Policy, error) {
+				return tools.LoadPolicy(tools.ProfileEditor, user, filepath.Join(root, ".agentls", "policy.json"))
+			}
+			o.Watch = &lspserver.WatchOptions{PolicyFiles: []string{user}}
+		}})
+	h.mustRun(command.Plan, planArg(h))
+	var err error
+	for range 5 {
+		if err = os.WriteFile(user, []byte("{ not json"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err = h.c.WaitNotification(time.Second, "window/showMessage", func(m lsptest.Message) bool {
+			return strings.Contains(string(m.Params), "keep the previous good policy")
+		}); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Errorf("a broken edit of the user's policy was not reported: %v", err)
 	}
 }
