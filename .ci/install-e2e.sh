@@ -2,6 +2,8 @@
 # Installs what the real-client e2e tests (cmd/agentls/e2e_test.go) need and
 # builds the VS Code extension:
 #   - Neovim from apt (Debian bookworm: 0.7.2), if nvim is missing;
+#   - a current Neovim (>= 0.11, from Debian sid, unpacked into
+#     .cache/nvim-current by .ci/nvim-current.sh, not installed);
 #   - npm ci in testdata/e2e/node, testdata/e2e/mcp (the MCP servers of the
 #     e2e tests: @modelcontextprotocol/server-everything and crash.mjs on
 #     @modelcontextprotocol/sdk) and editors/vscode, skipped when
@@ -40,6 +42,7 @@ if ! command -v nvim >/dev/null 2>&1; then
 fi
 command -v node >/dev/null 2>&1 || { step "node is missing (needed: Node >= 20)" >&2; exit 1; }
 step "$(nvim --version | head -1), node $(node --version)"
+step "current Neovim: $("$repo/.ci/nvim-current.sh" | xargs -I{} sh -c '{} --version | head -1')"
 
 # npm_ci DIR: npm ci unless node_modules was installed from this very lock file.
 npm_ci() {

@@ -24,9 +24,16 @@
 //     proposes the restore like any other change (revert.go);
 //   - translating a run into LSP: edit proposals into workspace/applyEdit
 //     with one annotated edit per hunk (edits.go, apply_edit.go, verify.go),
+//     refused as stale whenever the file is no longer what the model read,
+//     and confirmed by a question first for clients not known to show
+//     annotated edits (edit_guard.go, client_trust.go, E14, T17),
 //     questions into window/showMessageRequest (approver.go, confirm.go),
 //     findings into textDocument/publishDiagnostics (diagnostics.go), the
 //     run's events into $/progress and window/logMessage (progress.go);
+//   - file events: the fsnotify watch (sub-package watch) and the client's
+//     workspace/didChangeWatchedFiles wake pending proposals and reload the
+//     policy, which keeps the last good one when an edit breaks it
+//     (file_watch.go, policy_reload.go, E10);
 //   - the mapping of errors to the wire: spec codes only, and RequestFailed
 //     with a data.reason from a closed list (errors.go).
 //
@@ -49,7 +56,9 @@
 //
 // Sub-packages: command (the wire shapes of the custom commands, mirrored
 // for the VS Code extension), headless (the built-in client behind
-// `agentls plan|review|exec|demo`) and lsptest (a fake editor for tests).
+// `agentls plan|review|exec|demo`), watch (the recursive, bounded fsnotify
+// watch; the only importer of fsnotify) and lsptest (a fake editor for
+// tests).
 // The transcript tests in testdata/sessions pin whole sessions, message by
 // message.
 package lspserver

@@ -117,7 +117,16 @@ func (d *documents) get(u uri.URI) (document, bool) {
 	return *doc, true
 }
 
-// changes returns a channel closed at the next change of any document.
+// touch wakes every waiter: a file changed on disk (E10), so whoever read
+// one re-reads it.
+func (d *documents) touch() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.notify()
+}
+
+// changes returns a channel closed at the next change of any document, or
+// of any file on disk as far as the server hears of it ([documents.touch]).
 func (d *documents) changes() <-chan struct{} {
 	d.mu.Lock()
 	defer d.mu.Unlock()

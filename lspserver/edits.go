@@ -15,18 +15,25 @@ import (
 )
 
 // editCounts counts a run's edit proposals, which tool calls may make
-// concurrently.
+// concurrently: each is applied (at least one hunk landed as proposed),
+// rejected (by the user or the editor) or refused as stale (T17).
 type editCounts struct {
 	mu sync.Mutex // guards n
 	n  command.EditCounts
 }
 
-func (c *editCounts) add(proposed, applied, rejected int) {
+func (c *editCounts) count(out *tools.EditOutcome) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.n.Proposed += proposed
-	c.n.Applied += applied
-	c.n.Rejected += rejected
+	c.n.Proposed++
+	switch {
+	case out.Stale:
+		c.n.Stale++
+	case out.Applied:
+		c.n.Applied++
+	default:
+		c.n.Rejected++
+	}
 }
 
 // wire returns the counts for the "edits" member of the result (E3).
@@ -56,14 +63,16 @@ func (p *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 	if err != nil {
 		return nil, err
 	}
-	if out.Applied {
-		p.counts.add(1, 1, 0)
-	} else {
-		p.counts.add(1, 0, 1)
-	}
+	p.counts.count(out)
 	return out, nil
 }
 
+// propose shows one change and reports what landed. The file must still be
+// what the change was computed against when the proposal starts, while its
+// question is open, right before the edit is sent, and — when the editor
+// refuses the edit — afterwards; otherwise the change is refused as stale
+// with the new content's hash (T17, E14). What landed is compared with the
+// proposal hunk by hunk (verify.go).
 func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
 	s := p.s
 	if rel, err := sandbox.ResolvePath(s.root, ch.Path); err != nil || rel != ch.Path {
@@ -75,22 +84,16 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		ch = &tools.FileChange{Path: ch.Path, Old: ch.Old, New: ch.New, Create: ch.Create, Tool: ch.Tool, Control: true}
 	}
 	u := s.uriFor(ch.Path)
-	doc, open := s.docs.get(u)
-	disk, onDisk := p.ws.disk(ch.Path)
-
-	// T17: the proposal must apply to what the user has now.
-	cur, exists := disk, onDisk
-	if open {
-		cur, exists = doc.text, true
-	}
+	v := p.view(ch.Path)
 	switch {
-	case ch.Create && exists:
+	case ch.Create && v.exists:
 		return stale("%s was created meanwhile; read it first", ch.Path), nil
-	case !ch.Create && !exists:
+	case !ch.Create && !v.exists:
 		return stale("%s no longer exists", ch.Path), nil
-	case !ch.Create && cur != string(ch.Old):
-		return stale("%s changed since it was read", ch.Path), nil
+	case !ch.Create && v.text != string(ch.Old):
+		return staleNow(ch.Path, v, "changed since it was read"), nil
 	}
+	cur := v.text
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
@@ -102,29 +105,47 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 	}
 	hs := computeHunks(cur, string(ch.New))
 	if len(hs) == 0 {
-		return &tools.EditOutcome{Applied: true, Saved: !open || doc.text == disk, Reason: "no change"}, nil
+		return &tools.EditOutcome{Applied: true, Saved: !v.open || v.text == v.disk, Reason: "no change"}, nil
 	}
 
-	// Clients that cannot show per-hunk confirmation get one question with
-	// the diff first; Neovim, for one, applies edits the moment they arrive.
 	// A control file (E15) is always asked here, one by one with its
 	// warning, whatever annotations the client shows and the policy says.
 	pre := ch.Preapproved && !ch.Control
-	if (!caps.annotations || ch.Control) && !pre {
+	flow := chooseFlow(caps, v.open || ch.Create, pre)
+	if ch.Control {
+		flow = flowAsk
+	}
+	if flow == flowOpenFirst && !p.openDocument(ctx, u) {
+		flow = flowAsk
+	}
+	if flow == flowAsk {
+		// One question with the diff first, for clients that do not show
+		// per-hunk confirmation; Neovim, for one, applies edits the moment
+		// they arrive. The question is withdrawn when the file changes.
 		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
 		typ := protocol.MessageTypeInfo
 		if ch.Control {
 			msg, typ = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning
 		}
-		if p.ask(ctx, typ, msg, command.ActionApprove, command.ActionDeny) != command.ActionApprove {
+		answer, changed := p.askWatching(ctx, ch.Path, cur, !ch.Create, typ, msg)
+		if changed != nil {
+			return changed, nil
+		}
+		if answer != command.ActionApprove {
 			return refuse("the user declined the change to %s", ch.Path), nil
 		}
+		pre = true // approved as shown: the editor need not ask again
 	}
 
+	// T17: re-check right before sending, so a change made while the
+	// question was open never gets the old ranges.
+	now := p.view(ch.Path)
+	if !now.holds(cur, !ch.Create) {
+		return staleNow(ch.Path, now, "changed while the change waited for approval"), nil
+	}
 	var version *int32
-	if open {
-		v := doc.version
-		version = &v
+	if now.open {
+		version = &now.version
 	}
 	params := buildEdit(caps, u, ch, version, cur, hs, !pre)
 	var res protocol.ApplyWorkspaceEditResult
@@ -135,13 +156,16 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		return refuse("the editor did not apply the change (%v)", err), nil
 	}
 	if !res.Applied {
+		if after := p.view(ch.Path); !after.holds(cur, !ch.Create) {
+			return staleNow(ch.Path, after, "changed while the editor held the change, which it refused"), nil
+		}
 		reason := "the user rejected the change"
 		if res.FailureReason != nil && *res.FailureReason != "" {
 			reason = *res.FailureReason
 		}
 		return refuse("%s", reason), nil
 	}
-	return p.verify(ctx, ch, u, cur, hs, open, doc.version, open && doc.text != disk)
+	return p.verify(ctx, ch, u, cur, hs, now.open, now.version, now.open && now.text != now.disk)
 }
 
 // ask and call bound one question or request of a proposal by the run's

@@ -130,7 +130,11 @@ func (s *Server) notification(ctx context.Context, method string, params jsonrpc
 	switch method {
 	case "exit":
 		s.exit()
-	case "initialized", "$/setTrace", "workspace/didChangeConfiguration", "workspace/didChangeWatchedFiles":
+	case "initialized":
+		s.initialized()
+	case "$/setTrace", "workspace/didChangeConfiguration":
+	case "workspace/didChangeWatchedFiles":
+		err = s.didChangeWatchedFiles(params)
 	case "$/cancelRequest":
 		err = s.cancelRequest(params)
 	case "window/workDoneProgress/cancel":

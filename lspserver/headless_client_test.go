@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentls/agentls/agent"
@@ -220,5 +222,49 @@ func TestHeadless_E11_ClientRefusesEditOutsideWorkspace(t *testing.T) {
 				t.Errorf("the refusal does not say why\n%s", out)
 			}
 		})
+	}
+}
+
+// changingReader answers the terminal's questions with "1" (Approve), after changing
+// a file on disk at the first question: the user edits it in another
+// window while agentls asks.
+type changingReader struct {
+	once   sync.Once
+	change func()
+	r      io.Reader
+}
+
+func (c *changingReader) Read(p []byte) (int, error) {
+	c.once.Do(c.change)
+	return c.r.Read(p)
+}
+
+// T17, E11: a file that changes on disk while --approve=ask asks about its
+// hunks is not overwritten with the old ranges: the client refuses the
+// edit, and the model is told stale_file.
+func TestHeadless_T17_FileChangedWhileAsking(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	path := filepath.Join(dir, "a.go")
+	outside := "// changed outside\n" + twoFuncs
+	in := &changingReader{r: strings.NewReader("1\n1\n"), change: func() {
+		if err := os.WriteFile(path, []byte(outside), 0o644); err != nil {
+			t.Error(err)
+		}
+	}}
+	res, out, llm, err := headlessRun(t, editScript, map[string]string{"a.go": twoFuncs}, headless.Options{
+		Mode: agent.ModeExecute, Instruction: "bigger numbers", Dir: dir, File: "a.go", Approve: headless.ApproveAsk, Stdin: in,
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(path); string(got) != outside {
+		t.Errorf("a.go was overwritten:\n%s", got)
+	}
+	if res.Edits.Applied != 0 || res.Edits.Stale != 1 {
+		t.Errorf("edits %+v, want 1 stale", res.Edits)
+	}
+	reqs := llm.Requests()
+	if last := string(reqs[len(reqs)-1]); !strings.Contains(last, "stale_file") {
+		t.Errorf("the model was not told stale_file:\n%s", last)
 	}
 }

@@ -3,9 +3,11 @@ package lspserver
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -28,6 +30,10 @@ func (s *Server) initialize(ctx context.Context, params jsonrpc2.RawMessage) (an
 		return nil, invalidParams(err.Error())
 	}
 	caps := readCaps(&p.Capabilities)
+	caps.clientName = p.ClientInfo.Name
+	caps.clientVersion, _ = p.ClientInfo.Version.Get()
+	caps.confirmsAnnotations = caps.annotations && caps.documentChanges &&
+		confirmsAnnotations(caps.clientName, caps.clientVersion, caps.ownPlugin)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -35,6 +41,9 @@ func (s *Server) initialize(ctx context.Context, params jsonrpc2.RawMessage) (an
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already called")
 	}
 	s.state, s.root, s.caps = stateInitialized, root, caps
+	s.log.Info("Client", slog.String("name", caps.clientName), slog.String("version", caps.clientVersion),
+		slog.Bool("confirmsAnnotations", caps.confirmsAnnotations))
+	s.startWatch(root)
 
 	sync := protocol.TextDocumentSyncKindIncremental
 	t := true
@@ -97,6 +106,9 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 	var caps clientCaps
 	if w := c.Workspace; w != nil {
 		caps.applyEdit = w.ApplyEdit != nil && *w.ApplyEdit
+		if d := w.DidChangeWatchedFiles; d != nil {
+			caps.watchedFilesDynamic = d.DynamicRegistration != nil && *d.DynamicRegistration
+		}
 		if we := w.WorkspaceEdit; we != nil {
 			caps.documentChanges = we.DocumentChanges != nil && *we.DocumentChanges
 			caps.annotations = we.ChangeAnnotationSupport != nil
@@ -106,12 +118,17 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 	}
 	if w := c.Window; w != nil {
 		caps.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+		caps.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
 	if len(c.Experimental) > 0 {
 		var exp command.Experimental
 		if json.Unmarshal(c.Experimental, &exp) == nil {
 			caps.saveDocuments = exp.Agentls.SaveDocuments
 			caps.editText = exp.Agentls.EditText
+		}
+		var members map[string]json.RawMessage
+		if json.Unmarshal(c.Experimental, &members) == nil {
+			caps.ownPlugin = strings.HasPrefix(strings.TrimSpace(string(members["agentls"])), "{")
 		}
 	}
 	return caps

@@ -53,7 +53,13 @@ type setup struct {
 	handlers map[string]lsptest.Handler
 	opts     func(*lspserver.Options)
 	noInit   bool
+	// clientInfo is initialize's clientInfo; nil means VS Code, a client
+	// whose change annotations the server trusts (E14).
+	clientInfo map[string]any
 }
+
+// vsCode is the clientInfo VS Code sends.
+var vsCode = map[string]any{"name": "Visual Studio Code", "version": "1.101.0"}
 
 func newModelFunc(url string) func() (agent.Model, error) {
 	return func() (agent.Model, error) {
@@ -92,7 +98,12 @@ func start(t *testing.T, s setup) *harness {
 	}
 	h.c = lsptest.New(t, &lsptest.Options{Server: opts, Handlers: s.handlers})
 	if !s.noInit {
-		if _, err := h.c.Initialize(h.ctx(), lsptest.InitializeParams(root, s.caps)); err != nil {
+		params := lsptest.InitializeParams(root, s.caps)
+		params["clientInfo"] = vsCode
+		if s.clientInfo != nil {
+			params["clientInfo"] = s.clientInfo
+		}
+		if _, err := h.c.Initialize(h.ctx(), params); err != nil {
 			t.Fatalf("initialize: %v", err)
 		}
 	}

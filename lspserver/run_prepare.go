@@ -82,14 +82,16 @@ func (r *run) readRef(ctx context.Context, p string) ([]byte, error) {
 }
 
 // runPolicy loads the policy for a run, so that edits to policy files
-// apply to the next run, and shows its warnings.
+// apply to the next run, and shows its warnings. A policy file that does
+// not load keeps the last good policy, with a warning; with none, the run
+// fails.
 func (s *Server) runPolicy(ctx context.Context) (*tools.Policy, error) {
-	policy := tools.DefaultPolicy(tools.ProfileEditor)
-	if s.opts.LoadPolicy != nil {
-		var err error
-		if policy, err = s.opts.LoadPolicy(s.root); err != nil {
-			return nil, failf(ReasonPolicyInvalid, err.Error())
-		}
+	policy, kept, err := s.loadPolicy()
+	switch {
+	case err != nil && !kept:
+		return nil, failf(ReasonPolicyInvalid, err.Error())
+	case kept:
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the policy does not load ("+err.Error()+"); this run uses the previous good policy")
 	}
 	for _, w := range policy.Warnings {
 		s.logMessage(ctx, protocol.MessageTypeWarning, "agentls policy: "+w)

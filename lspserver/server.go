@@ -50,6 +50,9 @@ type Options struct {
 	// (trust of project entries) to the user through the editor. Nil
 	// means none. Serve closes them when it returns.
 	StartExtensions func(ctx context.Context, root string, ask tools.Approver) Extensions
+	// Watch turns on watching the workspace with fsnotify (E10); nil
+	// leaves file events to the client's workspace/didChangeWatchedFiles.
+	Watch *WatchOptions
 	// Logger receives server logs (never stdout). Nil discards them.
 	Logger *slog.Logger
 	// StateDir is where sessions persist (A11, A16): agentls's state
@@ -65,6 +68,8 @@ type Options struct {
 // is done, then stops every run and returns once all its goroutines have.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
+	var stopLife context.CancelFunc
+	s.life, stopLife = context.WithCancel(context.WithoutCancel(ctx))
 	lost := make(chan struct{})
 	var once sync.Once
 	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied)
@@ -79,6 +84,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s.exit()
 	s.stopRuns()
 	s.drain(5 * time.Second)
+	stopLife()
+	s.bg.Wait()
 	defer s.closeExtensions()
 	closed := make(chan struct{})
 	go func() {
@@ -107,9 +114,16 @@ type Server struct {
 	docs      *documents
 	sess      *tools.Session // "always allow" answers of this connection
 	ext       extensions     // hooks and MCP servers, started at the first run
+	policy    policyState
+	// life is the session: cancelled when Serve returns, which then waits
+	// for bg, the session's background work (the file watch, policy
+	// reloads, registrations).
+	life context.Context
+	bg   sync.WaitGroup
 
 	exited   chan struct{}
 	exitOnce sync.Once
+	initOnce sync.Once // initialized starts the session's background work once
 
 	mu       sync.Mutex // guards the fields below
 	state    lifecycle
@@ -144,6 +158,16 @@ type clientCaps struct {
 	workDoneProgress bool
 	saveDocuments    bool // experimental.agentls.saveDocuments
 	editText         bool // experimental.agentls.editText
+	ownPlugin        bool // announces experimental.agentls: one of our plugins
+	showDocument     bool // window.showDocument.support
+	// watchedFilesDynamic: workspace/didChangeWatchedFiles can be
+	// registered with client/registerCapability.
+	watchedFilesDynamic bool
+	// confirmsAnnotations: the client shows annotated edits that need
+	// confirmation before applying them (client_trust.go, E14).
+	confirmsAnnotations bool
+	clientName          string
+	clientVersion       string
 }
 
 func newServer(opts *Options) *Server {
@@ -156,6 +180,8 @@ func newServer(opts *Options) *Server {
 		quiet:      closedChan(),
 		unanswered: make(map[jsonrpc2.ID]bool),
 		diagURIs:   make(map[uri.URI]bool),
+		policy:     policyState{kick: make(chan struct{}, 1)},
+		life:       context.Background(),
 	}
 	if opts != nil {
 		s.opts = *opts

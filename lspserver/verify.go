@@ -21,7 +21,7 @@ const verifyTimeout = 5 * time.Second
 // reaches the disk without saving edits of the user's own.
 func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, old string, hs []hunk, wasOpen bool, oldVersion int32, userDirty bool) (*tools.EditOutcome, error) {
 	expected := string(ch.New)
-	got, fromBuffer, seen := p.await(ctx, u, ch.Path, expected, wasOpen, oldVersion)
+	got, fromBuffer, seen := p.await(ctx, u, ch.Path, old, expected, wasOpen, oldVersion)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -47,8 +47,7 @@ func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, 
 	}
 	switch {
 	case !ok:
-		out.Reason = "the file does not show the proposed change (it was edited meanwhile); read it again"
-		return out, nil
+		return p.mismatch(ctx, ch.Path, got), nil
 	case n == 0:
 		out.Reason = "the user refused every hunk"
 		return out, nil
@@ -70,7 +69,9 @@ func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, 
 
 // await waits until the edit shows: in the overlay when the document is
 // open (a new version), or on disk. seen is false when it never showed.
-func (p *proposer) await(ctx context.Context, u uri.URI, rel, expected string, wasOpen bool, oldVersion int32) (got string, fromBuffer, seen bool) {
+// A closed file whose disk content moved away from old and then stayed
+// put counts as what landed, whatever it holds.
+func (p *proposer) await(ctx context.Context, u uri.URI, rel, old, expected string, wasOpen bool, oldVersion int32) (got string, fromBuffer, seen bool) {
 	s := p.s
 	if !wasOpen {
 		if d, ok := p.ws.disk(rel); ok && d == expected {
@@ -84,19 +85,31 @@ func (p *proposer) await(ctx context.Context, u uri.URI, rel, expected string, w
 	}
 	timer := time.NewTimer(verifyTimeout)
 	defer timer.Stop()
+	tick := time.NewTicker(settleTime)
+	defer tick.Stop()
+	last, lastOK := "", false
 	for {
 		changed := s.docs.changes()
 		if doc, ok := s.docs.get(u); ok && (!wasOpen || doc.version != oldVersion || doc.text == expected) {
 			return doc.text, true, true
 		}
-		if d, ok := p.ws.disk(rel); ok && d == expected {
+		d, ok := p.ws.disk(rel)
+		if ok && d == expected {
 			return d, false, true
 		}
+		if !wasOpen && ok && d != old && lastOK && d == last {
+			return d, false, true // changed on disk, and settled
+		}
+		last, lastOK = d, ok && d != old
 		select {
 		case <-changed:
+		case <-tick.C:
 		case <-timer.C:
 			if doc, ok := s.docs.get(u); ok {
 				return doc.text, true, true
+			}
+			if d, ok := p.ws.disk(rel); ok && d != old && !wasOpen {
+				return d, false, true
 			}
 			return "", false, false
 		case <-ctx.Done():
@@ -104,6 +117,10 @@ func (p *proposer) await(ctx context.Context, u uri.URI, rel, expected string, w
 		}
 	}
 }
+
+// settleTime is how long a changed file must stay put before it counts as
+// what an editor wrote.
+const settleTime = 100 * time.Millisecond
 
 func (s *Server) saveDocumentsSupported() bool {
 	s.mu.Lock()

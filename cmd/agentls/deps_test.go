@@ -54,7 +54,8 @@ var thirdParty = map[string][]string{
 	"modernc.org/":                           {"sandbox/sqlguard"}, // the SQLite driver and its C runtime
 	"mvdan.cc/sh/":                           {"sandbox/shell"},
 	"golang.org/x/net/html":                  {"tools/htmltext"},
-	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"}, // and its mcptest
+	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},       // and its mcptest
+	"github.com/fsnotify/fsnotify":           {"lspserver/watch"}, // file watching (E10)
 }
 
 // closedThirdParty lists, for packages whose libraries are a closed list,
@@ -124,6 +125,8 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"tools imports SQLite", pkg{module + "/tools", []string{"modernc.org/sqlite"}}, 1},
 		{"tools imports the shell parser", pkg{module + "/tools", []string{"mvdan.cc/sh/v3/syntax"}}, 1},
 		{"tools imports the HTML parser", pkg{module + "/tools", []string{"golang.org/x/net/html"}}, 1},
+		{"tools imports fsnotify", pkg{module + "/tools", []string{"github.com/fsnotify/fsnotify"}}, 1},
+		{"lspserver root imports fsnotify", pkg{module + "/lspserver", []string{"github.com/fsnotify/fsnotify"}}, 1},
 		{"exec imports another library", pkg{module + "/sandbox/exec", []string{"github.com/google/go-cmp/cmp"}}, 1},
 		{"htmltext imports sandbox", pkg{module + "/tools/htmltext", []string{module + "/sandbox"}}, 1},
 		{"session imports tools", pkg{module + "/agent/session", []string{module + "/tools"}}, 1},

@@ -3,8 +3,10 @@ package main
 // Real-client end-to-end tests (STYLE.md §8 "Real clients", DESIGN.md E1-E13).
 // The agentls binary is driven by two clients that share no code with it:
 //
-//   - headless Neovim 0.7 with the plugin in editors/nvim
-//     (testdata/e2e/nvim/init.lua: plan, execute, review, cancel);
+//   - headless Neovim with the plugin in editors/nvim, on Debian's 0.7.2
+//     and on a current release unpacked by .ci/nvim-current.sh
+//     (testdata/e2e/nvim/init.lua: plan, execute with the per-hunk review,
+//     review, cancel);
 //   - a Node client on Microsoft's vscode-jsonrpc and
 //     vscode-languageserver-protocol (testdata/e2e/node/client.mjs), one
 //     process per scenario.
@@ -22,6 +24,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -77,6 +81,9 @@ func TestE2E(t *testing.T) {
 				if sc.check != nil {
 					sc.check(t, modelRequests(t, model))
 				}
+				if sc.checkWS != nil {
+					sc.checkWS(t, modelRequests(t, model), ws)
+				}
 				if sc.allTurns && model.Remaining() != 0 {
 					t.Errorf("the fake model has %d scripted turns left: the server made fewer model requests than scripted", model.Remaining())
 				}
@@ -84,64 +91,95 @@ func TestE2E(t *testing.T) {
 		}
 	})
 
-	// E13: the Neovim plugin, headless, with scripted answers to its prompts.
-	t.Run("Neovim_E13", func(t *testing.T) {
-		model := startModel(t, repo, "nvim")
-		ws := copyWorkspace(t, repo)
-		result := filepath.Join(t.TempDir(), "nvim-result.json")
-		env := append(modelEnv(t, model),
-			"AGENTLS_E2E_BIN="+bin,
-			"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
-			"AGENTLS_E2E_RESULT="+result,
-		)
-		out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
-			filepath.Join(repo, "testdata", "e2e", "nvim", "init.lua")), ws, env)
-		var res struct {
-			OK       bool     `json:"ok"`
-			Checks   []string `json:"checks"`
-			Failures []string `json:"failures"`
-			LSPLog   string   `json:"lsp_log"`
-			Prompts  []any    `json:"prompts"`
+	// E13: the Neovim plugin, headless, with scripted answers to its
+	// prompts and keys typed into its review: on Debian's 0.7.2 and on a
+	// current Neovim (.ci/nvim-current.sh).
+	t.Run("Neovim_E13", func(t *testing.T) { runNeovim(t, repo, bin, nvim) })
+	current := filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim")
+	if _, err := os.Stat(current); err != nil {
+		t.Fatalf("no current Neovim at %s (run .ci/install-e2e.sh): %v", current, err)
+	}
+	t.Run("Neovim_current_E13", func(t *testing.T) { runNeovim(t, repo, bin, current) })
+}
+
+// runNeovim drives testdata/e2e/nvim/init.lua in headless nvim.
+func runNeovim(t *testing.T, repo, bin, nvim string) {
+	model := startModel(t, repo, "nvim")
+	ws := copyWorkspace(t, repo)
+	result := filepath.Join(t.TempDir(), "nvim-result.json")
+	env := append(modelEnv(t, model),
+		"AGENTLS_E2E_BIN="+bin,
+		"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
+		"AGENTLS_E2E_RESULT="+result,
+	)
+	out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
+		filepath.Join(repo, "testdata", "e2e", "nvim", "init.lua")), ws, env)
+	var res struct {
+		OK       bool     `json:"ok"`
+		Checks   []string `json:"checks"`
+		Failures []string `json:"failures"`
+		LSPLog   string   `json:"lsp_log"`
+		Prompts  []any    `json:"prompts"`
+	}
+	data, rerr := os.ReadFile(result)
+	if rerr == nil {
+		rerr = json.Unmarshal(data, &res)
+	}
+	switch {
+	case err != nil || rerr != nil || !res.OK:
+		t.Errorf("headless nvim: exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
+			err, rerr, strings.Join(res.Failures, "\n  "), out)
+		if res.LSPLog != "" {
+			t.Logf("tail of the nvim LSP log %s:\n%s", res.LSPLog, tail(res.LSPLog, 60))
 		}
-		data, rerr := os.ReadFile(result)
-		if rerr == nil {
-			rerr = json.Unmarshal(data, &res)
+		t.Logf("prompts answered: %v", res.Prompts)
+	default:
+		t.Logf("headless nvim:\n  %s", strings.Join(res.Checks, "\n  "))
+	}
+	reqs := modelRequests(t, model)
+	if len(reqs) > 0 {
+		checkPlanTools(t, reqs[0])
+	}
+	if model.Remaining() != 0 {
+		t.Errorf("the fake model has %d scripted turns left", model.Remaining())
+	}
+	// E13: the model is told which hunk the user rejected in the review.
+	var partial string
+	for _, r := range reqs {
+		if res, ok := r.toolResult("call_5"); ok {
+			partial = res
 		}
-		switch {
-		case err != nil || rerr != nil || !res.OK:
-			t.Errorf("headless nvim: exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
-				err, rerr, strings.Join(res.Failures, "\n  "), out)
-			if res.LSPLog != "" {
-				t.Logf("tail of the nvim LSP log %s:\n%s", res.LSPLog, tail(res.LSPLog, 60))
-			}
-			t.Logf("prompts answered: %v", res.Prompts)
-		default:
-			t.Logf("headless nvim:\n  %s", strings.Join(res.Checks, "\n  "))
+	}
+	if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
+		t.Errorf("E13: the tool result for the two-hunk edit should say hunk 1 applied, hunk 2 rejected; got %q", partial)
+	}
+	// T17: an edit whose file changed on disk during the review is refused
+	// by the plugin, and the model is told why.
+	var staleRes string
+	for _, r := range reqs {
+		if res, ok := r.toolResult("call_7"); ok {
+			staleRes = res
 		}
-		reqs := modelRequests(t, model)
-		if len(reqs) > 0 {
-			checkPlanTools(t, reqs[0])
-		}
-		if model.Remaining() != 0 {
-			t.Errorf("the fake model has %d scripted turns left", model.Remaining())
-		}
-		// T16: the user's edited text reached the model as "modify".
-		raw := model.Requests()
-		if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
-			return strings.Contains(string(r), `\"answer\":\"modify\"`) && strings.Contains(string(r), "git push --dry-run")
-		}) {
-			t.Errorf("no model request has the modified human_confirm answer:\n%s", tail2(string(raw[len(raw)-1]), 600))
-		}
-		// A16: "execute this plan" sent the plan's conversation and the
-		// instruction to carry it out.
-		if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
-			s := string(r)
-			return strings.Contains(s, "Carry out the plan above") && strings.Contains(s, "Plan greeting the whole world") &&
-				strings.Contains(s, `greet(\"whole world\") in main.go`)
-		}) {
-			t.Errorf("no model request continues the plan's session with \"carry out the plan above\"")
-		}
-	})
+	}
+	if !strings.Contains(staleRes, "changed on disk") || strings.Contains(staleRes, `"applied":true`) {
+		t.Errorf("T17: the edit refused during the review should reach the model as not applied, file changed on disk; got %q", staleRes)
+	}
+	// T16: the user's edited text reached the model as "modify".
+	raw := model.Requests()
+	if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
+		return strings.Contains(string(r), `\"answer\":\"modify\"`) && strings.Contains(string(r), "git push --dry-run")
+	}) {
+		t.Errorf("no model request has the modified human_confirm answer:\n%s", tail2(string(raw[len(raw)-1]), 600))
+	}
+	// A16: "execute this plan" sent the plan's conversation and the
+	// instruction to carry it out.
+	if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
+		s := string(r)
+		return strings.Contains(s, "Carry out the plan above") && strings.Contains(s, "Plan greeting the whole world") &&
+			strings.Contains(s, `greet(\"whole world\") in main.go`)
+	}) {
+		t.Errorf("no model request continues the plan's session with \"carry out the plan above\"")
+	}
 }
 
 func tail2(s string, n int) string {
@@ -156,6 +194,26 @@ type nodeScenario struct {
 	scenario string // client.mjs --scenario and scripts/node-<scenario>.jsonl
 	allTurns bool   // every scripted model turn must be used
 	check    func(t *testing.T, reqs []modelRequest)
+	// checkWS also gets the workspace the scenario ran in.
+	checkWS func(t *testing.T, reqs []modelRequest, ws string)
+}
+
+// staleToModel: T17, the model is told stale_file with the hash of what
+// main.go holds now, and a hint to read it again.
+func staleToModel(t *testing.T, reqs []modelRequest, ws string) {
+	t.Helper()
+	if len(reqs) != 2 {
+		t.Fatalf("model requests = %d, want 2", len(reqs))
+	}
+	res, ok := reqs[1].toolResult("call_1")
+	data, err := os.ReadFile(filepath.Join(ws, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if !ok || !strings.Contains(res, "stale_file") || !strings.Contains(res, "sha256:"+hex.EncodeToString(sum[:])) || !strings.Contains(res, "read") {
+		t.Errorf("T17: the model should get stale_file with main.go's new hash and a hint to re-read; tool result for call_1: %q (found %v)", res, ok)
+	}
 }
 
 var nodeScenarios = []nodeScenario{
@@ -194,6 +252,9 @@ var nodeScenarios = []nodeScenario{
 	{name: "review_E5", scenario: "review", allTurns: true},
 	{name: "cancel_request_E8", scenario: "cancel-request"},
 	{name: "cancel_command_E8", scenario: "cancel-command"},
+	{name: "stale_while_asked_T17_E10", scenario: "stale-question", allTurns: true, checkWS: staleToModel},
+	{name: "stale_while_preview_open_T17_E14", scenario: "stale-annotated", allTurns: true, checkWS: staleToModel},
+	{name: "sublime_asked_first_E14", scenario: "sublime", allTurns: true},
 	{name: "bad_input_E3", scenario: "bad-input", check: func(t *testing.T, reqs []modelRequest) {
 		if len(reqs) != 0 {
 			t.Errorf("bad input reached the model: %d requests", len(reqs))

@@ -156,6 +156,9 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 		LoadPolicy: func(root string) (*tools.Policy, error) {
 			return tools.LoadPolicy(profile, userPolicy, projectPolicyPath(root))
 		},
+		// E10: external changes make pending proposals stale and reload
+		// the policy; the project's .agentls/ is inside the workspace.
+		Watch: &lspserver.WatchOptions{PolicyFiles: []string{userPolicy}},
 		NewModel: func() (agent.Model, error) {
 			if cfg.Model == "" {
 				return nil, errors.New("no model configured: set AGENTLS_MODEL (and OPENAI_BASE_URL for a local server), or run `agentls demo`")

@@ -56,11 +56,15 @@ type Finding struct {
 	Message  string `json:"message"`
 }
 
-// EditCounts counts a run's edit proposals: each is applied or rejected.
+// EditCounts counts a run's edit proposals: each is applied (at least one
+// hunk landed as proposed), rejected (by the user or the editor), or stale:
+// refused because the file changed under the proposal, or applied by the
+// editor to changed content (T17, E14).
 type EditCounts struct {
 	Proposed int `json:"proposed"`
 	Applied  int `json:"applied"`
 	Rejected int `json:"rejected"`
+	Stale    int `json:"stale,omitempty"`
 }
 
 // RevertResult is the result of [Revert].

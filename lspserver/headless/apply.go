@@ -48,9 +48,9 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 		if err != nil {
 			return fail(err.Error()), nil
 		}
-		old := ""
+		old, existed := "", false
 		if b, err := os.ReadFile(path); err == nil {
-			old = string(b)
+			old, existed = string(b), true
 		} else if !created[dc.TextDocument.URI] {
 			return fail(rel + " does not exist"), nil
 		}
@@ -93,6 +93,11 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 		next, err := lspserver.ApplyEdits(old, keep)
 		if err != nil {
 			return fail(err.Error()), nil
+		}
+		// T17: the file may have changed while the questions were open; the
+		// ranges are for what was shown, so they must not land on anything else.
+		if now, err := os.ReadFile(path); (err == nil) != existed || string(now) != old {
+			return fail("stale: " + rel + " changed on disk while the change was being confirmed"), nil
 		}
 		if err := writeAtomic(path, []byte(next)); err != nil {
 			return fail("write " + rel + ": " + err.Error()), nil

@@ -164,7 +164,11 @@ func (p *printer) result(r *command.Result) {
 	for _, f := range r.Findings {
 		p.text(p.w, "  %s:%d: %s: %s\n", f.Path, f.Line, f.Severity, f.Message)
 	}
-	p.text(p.w, "edits: %d proposed, %d applied, %d rejected\n", r.Edits.Proposed, r.Edits.Applied, r.Edits.Rejected)
+	stale := ""
+	if r.Edits.Stale > 0 {
+		stale = fmt.Sprintf(", %d stale (the file changed)", r.Edits.Stale)
+	}
+	p.text(p.w, "edits: %d proposed, %d applied, %d rejected%s\n", r.Edits.Proposed, r.Edits.Applied, r.Edits.Rejected, stale)
 }
 
 // deleted says a file was deleted (a revert of a run that created it).

@@ -231,7 +231,7 @@ function showResult(name: string, r: protocol.Result, command: string): void {
 		output.appendLine(`  ${f.path}:${f.line}: ${f.severity}: ${f.message}`);
 	}
 	const e = r.edits;
-	if (e && e.proposed > 0) output.appendLine(`  edits: ${e.proposed} proposed, ${e.applied} applied, ${e.rejected} rejected`);
+	if (e && e.proposed > 0) output.appendLine(`  edits: ${e.proposed} proposed, ${e.applied} applied, ${e.rejected} rejected${e.stale ? `, ${e.stale} stale` : ''}`);
 
 	let text = `agentls ${name} ${r.status}: ${r.summary}`;
 	if (r.findings?.length) text += ` (${r.findings.length} finding(s) in Problems)`;

@@ -42,6 +42,7 @@ import {
 	LSPErrorCodes,
 	PublishDiagnosticsNotification,
 	ShowMessageNotification,
+	ShowDocumentRequest,
 	ShowMessageRequest,
 	ShutdownRequest,
 	TextDocumentSyncKind,
@@ -164,8 +165,13 @@ function sameFile(a, b) {
 // Session: one server process and one connection
 
 class Session {
-	constructor({ experimentalSave = true } = {}) {
+	constructor({ experimentalSave = true, clientInfo = { name: 'agentls-e2e-node', version: '1' }, showDocument = false, annotations = true } = {}) {
 		this.experimentalSave = experimentalSave;
+		this.annotations = annotations;
+		this.clientInfo = clientInfo;
+		this.showDocument = showDocument;
+		this.seq = 0; // orders the server requests: each recorded one gets the next number
+		this.showDocuments = [];
 		this.workspace = path.resolve(opts.workspace);
 		this.rootUri = pathToFileURL(this.workspace).href;
 		this.docs = new Map(); // uri -> {text, version, languageId}
@@ -181,6 +187,7 @@ class Session {
 		this.stderr = [];
 		// Behaviour, changed per scenario.
 		this.onApplyEdit = (params) => this.applyAndAccept(params);
+		this.onShowDocument = (params) => this.openShown(params);
 		this.chooseAction = (params) => params.actions?.find((a) => a.title === 'Approve') ?? null;
 	}
 
@@ -209,15 +216,22 @@ class Session {
 		});
 		conn.onNotification(ShowMessageNotification.type, (p) => log(`[showMessage ${p.type}] ${p.message}`));
 		conn.onNotification(PublishDiagnosticsNotification.type, (p) => this.diagnostics.set(p.uri, p.diagnostics));
-		conn.onRequest(ShowMessageRequest.type, (p) => {
+		conn.onRequest(ShowMessageRequest.type, async (p, token) => {
+			p.seq = ++this.seq;
 			this.showMessageRequests.push(p);
-			const choice = this.chooseAction(p);
+			const choice = await this.chooseAction(p, token);
 			log(`[showMessageRequest] ${JSON.stringify(p.message)} actions=${JSON.stringify((p.actions ?? []).map((a) => a.title))} -> ${choice ? choice.title : 'null'}`);
 			return choice;
 		});
 		conn.onRequest(ApplyWorkspaceEditRequest.type, (p) => {
+			p.seq = ++this.seq;
 			this.applyEdits.push(p);
 			return this.onApplyEdit(p);
+		});
+		conn.onRequest(ShowDocumentRequest.type, (p) => {
+			p.seq = ++this.seq;
+			this.showDocuments.push(p);
+			return this.onShowDocument(p);
 		});
 		conn.onRequest('agentls/saveDocuments', (p) => this.saveDocuments(p));
 		conn.onRequest((method, params) => {
@@ -243,6 +257,7 @@ class Session {
 			window: {
 				workDoneProgress: true,
 				showMessage: { messageActionItem: { additionalPropertiesSupport: false } },
+				showDocument: { support: this.showDocument },
 			},
 			textDocument: {
 				synchronization: { dynamicRegistration: false, didSave: true },
@@ -252,10 +267,11 @@ class Session {
 			general: { positionEncodings: ['utf-16'] },
 		};
 		if (this.experimentalSave) capabilities.experimental = { agentls: { saveDocuments: true } };
+		if (!this.annotations) delete capabilities.workspace.workspaceEdit.changeAnnotationSupport;
 		const { result, error } = await settle(
 			this.conn.sendRequest(InitializeRequest.type, {
 				processId: process.pid,
-				clientInfo: { name: 'agentls-e2e-node', version: '1' },
+				clientInfo: this.clientInfo,
 				rootUri: this.rootUri,
 				workspaceFolders: [{ uri: this.rootUri, name: path.basename(this.workspace) }],
 				capabilities,
@@ -284,14 +300,20 @@ class Session {
 	}
 
 	// applyAndAccept is what VS Code does once the user accepts the preview:
-	// apply the edits, send didChange, answer applied:true.
+	// apply the edits, send didChange, answer applied:true. A file that is
+	// not open is read from disk, edited and written back, as an editor
+	// that applies to closed files and saves them does.
 	async applyAndAccept(params) {
 		const changes = params?.edit?.documentChanges;
 		if (!Array.isArray(changes)) return { applied: false, failureReason: 'expected documentChanges' };
 		for (const change of changes) {
 			if (change.kind) return { applied: false, failureReason: `unsupported resource operation ${change.kind}` };
 			const doc = this.findDoc(change.textDocument.uri);
-			if (!doc) return { applied: false, failureReason: `document not open: ${change.textDocument.uri}` };
+			if (!doc) {
+				const file = fileURLToPath(change.textDocument.uri);
+				writeFileSync(file, applyTextEdits(readFileSync(file, 'utf8'), change.edits).text);
+				continue;
+			}
 			const v = change.textDocument.version;
 			if (v !== null && v !== undefined && v !== doc.version) {
 				return { applied: false, failureReason: `stale: edit for version ${v}, document is at ${doc.version}` };
@@ -299,6 +321,7 @@ class Session {
 		}
 		for (const change of changes) {
 			const doc = this.findDoc(change.textDocument.uri);
+			if (!doc) continue; // written above
 			const { text, changes: events } = applyTextEdits(doc.text, change.edits);
 			doc.text = text;
 			doc.version++;
@@ -308,6 +331,25 @@ class Session {
 			});
 		}
 		return { applied: true };
+	}
+
+	// openShown answers window/showDocument: open the file (didOpen with
+	// its disk content) and say so.
+	openShown(params) {
+		const rel = path.relative(this.workspace, fileURLToPath(params.uri));
+		if (!this.findDoc(params.uri)) this.open(rel);
+		return { success: true };
+	}
+
+	// reload is what an editor does when an open, unmodified file changes
+	// on disk: take the new content as the next version.
+	async reload(doc) {
+		doc.text = readFileSync(doc.file, 'utf8');
+		doc.version++;
+		await this.conn.sendNotification(DidChangeTextDocumentNotification.type, {
+			textDocument: { uri: doc.uri, version: doc.version },
+			contentChanges: [{ text: doc.text }],
+		});
 	}
 
 	// saveDocuments answers agentls/saveDocuments like the VS Code extension:
@@ -680,6 +722,126 @@ const scenarios = {
 	},
 };
 
+// sessionOptions: the client each scenario plays (default: an unknown
+// client with our experimental.agentls.saveDocuments).
+const sessionOptions = {
+	'execute-no-save': { experimentalSave: false },
+	// E14: a client without change annotations: asked before any edit.
+	'stale-question': { experimentalSave: false, annotations: false },
+	// E14: VS Code, which shows annotated edits in its preview and can open
+	// documents (window/showDocument).
+	'stale-annotated': { clientInfo: { name: 'Visual Studio Code', version: '1.101.0' }, showDocument: true },
+	// E14: Sublime Text LSP advertises changeAnnotationSupport but applies
+	// annotated edits without asking.
+	sublime: { experimentalSave: false, clientInfo: { name: 'Sublime Text LSP', version: '2.3.0' } },
+};
+
+// changeOutside changes a file on disk behind the editor: a line added on
+// top, so that a proposal's old ranges would land one line off.
+function changeOutside(file) {
+	const text = '// changed outside the editor\n' + readFileSync(file, 'utf8');
+	writeFileSync(file, text);
+	return text;
+}
+
+// closedArg is the command argument for main.go without opening it.
+function closedArg(s, instruction) {
+	const uri = pathToFileURL(path.join(s.workspace, MAIN_GO)).href;
+	return { uri, range: { start: { line: 4, character: 0 }, end: { line: 6, character: 1 } }, instruction };
+}
+
+function isDiffQuestion(p) {
+	return typeof p.message === 'string' && p.message.includes('wants to change main.go');
+}
+
+Object.assign(scenarios, {
+	// stale-question (Done-when 1): main.go is closed and changes on disk
+	// while the question with its diff is open; the server withdraws the
+	// question, sends no edit and tells the model stale_file (T17, E10).
+	async 'stale-question'(s) {
+		const file = path.join(s.workspace, MAIN_GO);
+		let changed;
+		let withdrawn = false;
+		s.chooseAction = async (p, token) => {
+			const approve = p.actions?.find((a) => a.title === 'Approve') ?? null;
+			if (!isDiffQuestion(p)) return approve;
+			changed = changeOutside(file);
+			withdrawn = !!(await waitFor(() => token.isCancellationRequested, 3000));
+			return approve; // the user approves what they saw
+		};
+		const res = await settle(s.execute('agentls.execute', [closedArg(s, 'Capitalize the greeting.')]));
+		if (!check(!res.error, 'E3 agentls.execute answers a result', res.error && describeError(res.error))) return;
+		const r = res.result;
+		log(`result: ${JSON.stringify(r)}`);
+		checkResultShape(r, 'stale-question');
+		check(s.showMessageRequests.some(isDiffQuestion), 'E6 a client without change annotations is asked with the diff first', s.showMessageRequests);
+		check(withdrawn, 'E10 the question is withdrawn ($/cancelRequest) when main.go changes on disk');
+		check(s.applyEdits.length === 0, 'T17 no workspace/applyEdit for a file that changed while the question was open', s.applyEdits);
+		check(readFileSync(file, 'utf8') === changed, 'T17 main.go holds the outside change, not corrupted', readFileSync(file, 'utf8'));
+		check(r.edits?.proposed === 1 && r.edits?.stale === 1 && r.edits?.applied === 0 && r.edits?.rejected === 0, 'T17 edits {proposed:1, stale:1, applied:0, rejected:0}', r.edits);
+	},
+
+	// stale-annotated (Done-when 2): VS Code holds the annotated edit in its
+	// preview while main.go (closed) changes on disk; the server opened the
+	// file first (window/showDocument) so the edit is versioned, the editor
+	// reloads the file and refuses the stale version, and the model is told
+	// stale_file (E14, T17).
+	async 'stale-annotated'(s) {
+		const file = path.join(s.workspace, MAIN_GO);
+		let changed;
+		s.onApplyEdit = async (p) => {
+			changed = changeOutside(file); // while the user looks at the preview
+			const doc = s.findDoc(p.edit?.documentChanges?.[0]?.textDocument?.uri ?? '');
+			if (doc) await s.reload(doc);
+			return s.applyAndAccept(p); // the user accepts; the editor checks the version
+		};
+		const res = await settle(s.execute('agentls.execute', [closedArg(s, 'Capitalize the greeting.')]));
+		if (!check(!res.error, 'E3 agentls.execute answers a result', res.error && describeError(res.error))) return;
+		const r = res.result;
+		log(`result: ${JSON.stringify(r)}`);
+		checkResultShape(r, 'stale-annotated');
+		const shown = s.showDocuments[0];
+		check(s.showDocuments.length === 1 && sameFile(shown.uri, pathToFileURL(file).href), 'E14 main.go opened with window/showDocument first', s.showDocuments);
+		check(shown?.takeFocus === false, 'E14 showDocument does not take focus', shown);
+		if (check(s.applyEdits.length === 1, 'E6 exactly one workspace/applyEdit', s.applyEdits.length)) {
+			const p = s.applyEdits[0];
+			check(shown && shown.seq < p.seq, 'E14 showDocument before applyEdit', { shown: shown?.seq, apply: p.seq });
+			const tde = p.edit?.documentChanges?.[0];
+			check(tde?.textDocument?.version === 1, 'E14 the edit of the closed file is versioned (1, as opened)', tde?.textDocument);
+			const anns = Object.values(p.edit?.changeAnnotations ?? {});
+			check(anns.length > 0 && anns.every((a) => a.needsConfirmation === true), 'E14 VS Code gets annotations that need confirmation', p.edit?.changeAnnotations);
+		}
+		check(!s.showMessageRequests.some(isDiffQuestion), 'E14 VS Code is not asked twice (its preview asks)', s.showMessageRequests);
+		check(readFileSync(file, 'utf8') === changed, 'T17 main.go holds the outside change, not corrupted', readFileSync(file, 'utf8'));
+		check(s.findDoc(pathToFileURL(file).href)?.text === changed, 'T17 the buffer holds the outside change', s.findDoc(pathToFileURL(file).href)?.text);
+		check(r.edits?.proposed === 1 && r.edits?.stale === 1 && r.edits?.applied === 0, 'T17 edits {proposed:1, stale:1, applied:0}', r.edits);
+	},
+
+	// sublime (Done-when 3): a client named "Sublime Text LSP" that
+	// advertises changeAnnotationSupport is asked with the diff before any
+	// applyEdit, and the edit it then gets needs no second confirmation.
+	async sublime(s) {
+		const doc = s.open(MAIN_GO);
+		const before = doc.text;
+		const res = await settle(s.execute('agentls.execute', [commandArg(doc, 'Capitalize the greeting.')]));
+		if (!check(!res.error, 'E3 agentls.execute answers a result', res.error && describeError(res.error))) return;
+		const r = res.result;
+		log(`result: ${JSON.stringify(r)}`);
+		checkResultShape(r, 'sublime');
+		const ask = s.showMessageRequests.find(isDiffQuestion);
+		check(!!ask, 'E14 Sublime Text LSP is asked with window/showMessageRequest', s.showMessageRequests);
+		check(ask?.message.includes('+\treturn "Hello, " + name'), 'E14 the question shows the diff', ask?.message);
+		if (check(s.applyEdits.length === 1, 'E6 exactly one workspace/applyEdit', s.applyEdits.length)) {
+			const p = s.applyEdits[0];
+			check(ask && ask.seq < p.seq, 'E14 asked before any applyEdit', { ask: ask?.seq, apply: p.seq });
+			const anns = Object.values(p.edit?.changeAnnotations ?? {});
+			check(anns.every((a) => a.needsConfirmation !== true), 'E14 the approved edit needs no second confirmation', p.edit?.changeAnnotations);
+		}
+		check(doc.text === before.replace('"hello, "', '"Hello, "'), 'E6 edit applied after the approval', doc.text);
+		check(r.edits?.proposed === 1 && r.edits?.applied === 1, 'E6 edits {proposed:1, applied:1}', r.edits);
+	},
+});
+
 function checkCancelled(res, what) {
 	if (res.error) {
 		check(res.error instanceof ResponseError && res.error.code === LSPErrorCodes.RequestCancelled, `${what}: error is -32800 RequestCancelled`, describeError(res.error));
@@ -709,7 +871,7 @@ async function main() {
 		console.error(`unknown scenario ${opts.scenario}; known: ${Object.keys(scenarios).join(', ')}`);
 		process.exit(2);
 	}
-	const s = new Session({ experimentalSave: opts.scenario !== 'execute-no-save' });
+	const s = new Session(sessionOptions[opts.scenario] ?? {});
 	const timer = setTimeout(() => {
 		log(`FAIL scenario ${opts.scenario} timed out after ${opts.timeout} ms`);
 		s.dumpStderr();

@@ -10,8 +10,10 @@
 --   AGENTLS_E2E_BIN     the agentls binary
 --   AGENTLS_E2E_PLUGIN  the repo's editors/nvim (put on 'runtimepath')
 --   AGENTLS_E2E_RESULT  where to write the result JSON
--- Prompts never block: vim.ui.select picks "Approve" (showMessageRequest) or
--- "Apply" (edit preview), vim.ui.input answers the scripted instruction.
+-- Prompts never block: vim.ui.select picks "Approve" (showMessageRequest),
+-- vim.ui.input answers the scripted instruction, and each per-hunk review
+-- gets the keys queued for it (review_keys), typed into the review window
+-- with nvim_feedkeys as soon as it opens.
 -- Exit code 0 when every check passed, 1 otherwise.
 
 local function getenv(k)
@@ -26,8 +28,13 @@ end
 local result_path = getenv("AGENTLS_E2E_RESULT")
 vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
 vim.opt.swapfile = false
+vim.opt.autoread = true -- :checktime reloads an unmodified buffer without asking
 vim.opt.shortmess:append("F")
-vim.lsp.set_log_level("debug")
+if vim.lsp.log and vim.lsp.log.set_level then
+  vim.lsp.log.set_level("debug")
+else
+  vim.lsp.set_log_level("debug")
+end
 
 local checks, failures, prompts = {}, {}, {}
 
@@ -76,22 +83,44 @@ end
 -- Scripted UI: never block, record every prompt.
 local inputs = { "List the steps to capitalize the greeting.", "Capitalize the greeting." }
 local code_action_title = "agentls: Plan…"
-local reject_edits = false -- pick "Reject" instead of "Apply" for edit previews
 local prefer_edit = false
+-- review_keys: the keys for the next reviews, one string per review. A
+-- review that opens with none queued is a failure (and is closed with q).
+local review_keys = {}
+local reviews = 0
+local function on_review(review)
+  reviews = reviews + 1
+  local keys = table.remove(review_keys, 1)
+  if type(keys) == "function" then
+    keys = keys(review)
+  end
+  local titles = vim.tbl_map(function(i)
+    return i.title
+  end, review.items)
+  table.insert(prompts, { kind = "review", hunks = titles, keys = keys })
+  if not keys then
+    check(false, "a review opened with no keys scripted for it", titles)
+    keys = "q"
+  end
+  vim.api.nvim_feedkeys(keys, "t", false)
+end
 vim.ui.select = function(items, opts, on_choice)
   local choice
   if opts and opts.kind == "codeaction" then
-    -- Items are {client_id, action} tuples.
+    -- Items are {client_id, action} tuples (0.7) or {action = …, ctx = …} (0.10+).
+    local function action(item)
+      return item.action or item[2]
+    end
     for _, item in ipairs(items) do
-      if item[2].title == code_action_title then
+      if action(item).title == code_action_title then
         choice = item
       end
     end
-    table.insert(prompts, { kind = "select codeaction", choice = choice and choice[2].title })
+    table.insert(prompts, { kind = "select codeaction", choice = choice and action(choice).title })
     on_choice(choice)
     return
   end
-  local wants = reject_edits and { "Approve", "Reject" } or { "Approve", "Apply" }
+  local wants = { "Approve" }
   if prefer_edit then
     wants = { "Edit…" }
   end
@@ -151,7 +180,9 @@ local function wait_result(what, ms)
 end
 
 local function run()
-  agentls.setup({ cmd = { getenv("AGENTLS_E2E_BIN"), "serve" } })
+  local v = vim.version()
+  check(true, string.format("running on Neovim %d.%d.%d", v.major, v.minor, v.patch))
+  agentls.setup({ cmd = { getenv("AGENTLS_E2E_BIN"), "serve" }, on_review = on_review, prompt_timeout = 15000 })
 
   vim.cmd("edit main.go")
   local bufnr = vim.api.nvim_get_current_buf()
@@ -195,7 +226,11 @@ local function run()
   -- The code action "agentls: Plan…" carries no instruction: the plugin
   -- asks for it with vim.ui.input, then runs the plan (E13).
   agentls.last_result = nil
-  vim.lsp.buf.range_code_action(nil, { 5, 0 }, { 7, 0 })
+  if vim.lsp.buf.range_code_action then -- Neovim 0.7-0.9
+    vim.lsp.buf.range_code_action(nil, { 5, 0 }, { 7, 0 })
+  else -- 0.10 and later
+    vim.lsp.buf.code_action({ range = { start = { 5, 0 }, ["end"] = { 7, 0 } } })
+  end
   local plan2 = wait_result("code action plan")
   check(agentls.last_result and agentls.last_result.command == "agentls.plan", "code action ran agentls.plan", agentls.last_result)
   check(plan2.status == "done", "code action plan status done", plan2)
@@ -208,6 +243,7 @@ local function run()
   -- Execute on lines 5-7 without arguments: the instruction is asked with
   -- vim.ui.input, the edit is previewed and applied, then saved (E6, E13).
   agentls.last_result = nil
+  table.insert(review_keys, "a\r") -- accept the hunk, confirm
   vim.cmd("5,7AgentExecute")
   local exec = wait_result("execute")
   check(exec.status == "done", "execute status done", exec)
@@ -220,6 +256,10 @@ local function run()
   local preview = table.concat(agentls.last_preview or {}, "\n")
   check(preview:find('+\treturn "Hello, " + name', 1, true) ~= nil, "diff preview shows the change", agentls.last_preview)
   check(preview:find('-\treturn "hello, " + name', 1, true) ~= nil, "diff preview shows the old line", agentls.last_preview)
+  check(preview:find(' import "fmt"', 1, true) ~= nil and preview:find(' func main() {', 1, true) ~= nil,
+    "E13 the review shows three lines of context around the hunk", agentls.last_preview)
+  check(preview:find("a accept", 1, true) ~= nil and preview:find("q reject all", 1, true) ~= nil, "E13 the review shows its keys", agentls.last_preview)
+  check(preview:find("[+] accepted", 1, true) ~= nil, "E13 the review marks the accepted hunk", agentls.last_preview)
   local after = before:gsub('"hello, "', '"Hello, "')
   check(buf_text(bufnr) == after, "edit landed in the buffer", buf_text(bufnr))
   local saved = vim.wait(5000, function()
@@ -250,16 +290,76 @@ local function run()
 
   -- Execute again, and reject the proposed edit at the preview (E6, E13).
   local saved_text = read_file(path)
-  reject_edits = true
+  table.insert(review_keys, "q") -- reject everything, close
   agentls.last_result = nil
   vim.cmd("AgentExecute Capitalize World too")
   local rej = wait_result("rejected execute")
-  reject_edits = false
   check(rej.status == "done", "rejected execute status done", rej)
   local re = rej.edits or {}
   check(re.proposed == 1 and re.applied == 0 and re.rejected == 1, "rejected execute edits {proposed 1, applied 0, rejected 1}", re)
   check(buf_text(bufnr) == saved_text, "rejected edit left the buffer unchanged", buf_text(bufnr))
   check(read_file(path) == saved_text, "rejected edit left the file unchanged")
+
+  -- Two hunks: accept the first, reject the second (E13). Only the first
+  -- lands; the server tells the model which hunk was rejected.
+  table.insert(review_keys, "ar\r")
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Say hi to Earth")
+  local part = wait_result("partial execute")
+  check(part.status == "done", "partial execute status done", part)
+  local pe = part.edits or {}
+  check(pe.proposed == 1 and pe.applied == 1 and pe.rejected == 0, "partial execute edits {proposed 1, applied 1}", pe)
+  local rv = agentls.last_review or {}
+  check(#(rv.items or {}) == 2, "E13 the review has one entry per hunk (2)", rv.items)
+  check(vim.deep_equal(rv.result, { true, false }), "E13 hunk 1 accepted, hunk 2 rejected", rv.result)
+  local want = saved_text:gsub('"Hello, "', '"Hi, "')
+  check(buf_text(bufnr) == want, "E13 the buffer holds hunk 1 only", buf_text(bufnr))
+  check(vim.wait(5000, function()
+    return read_file(path) == want
+  end, 50), "E13 the partial edit is on disk", read_file(path))
+
+  -- A change the policy allows outright needs no confirmation: the plugin
+  -- applies it without a review (needsConfirmation = false).
+  local policy = getenv("XDG_CONFIG_HOME") .. "/agentls/policy.json"
+  vim.fn.mkdir(vim.fn.fnamemodify(policy, ":h"), "p")
+  local pf = assert(io.open(policy, "w"))
+  pf:write('{"allow": ["edit_file(main.go)"]}')
+  pf:close()
+  local before_reviews = reviews
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Greet the world by name")
+  local pre = wait_result("preapproved execute")
+  os.remove(policy)
+  check(pre.status == "done", "preapproved execute status done", pre)
+  check((pre.edits or {}).applied == 1, "preapproved edit applied", pre.edits)
+  check(reviews == before_reviews, "E13 no review for a preapproved edit", reviews - before_reviews)
+  local want2 = want:gsub('greet%("world"%)', 'greet("World")')
+  check(buf_text(bufnr) == want2, "preapproved edit landed in the buffer", buf_text(bufnr))
+  check(vim.wait(5000, function()
+    return read_file(path) == want2 and not vim.bo[bufnr].modified
+  end, 50), "preapproved edit saved")
+
+  -- The file changes on disk while the review is open: the accepted hunk
+  -- is refused as stale, nothing lands in the buffer or on the disk (T17).
+  local outside = "// changed outside the editor\n" .. want2
+  table.insert(review_keys, function()
+    local f = assert(io.open(path, "w"))
+    f:write(outside)
+    f:close()
+    return "a\r"
+  end)
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Say hey")
+  local st = wait_result("stale execute")
+  local se = st.edits or {}
+  check(se.proposed == 1 and se.applied == 0, "T17 an edit whose file changed during the review is not applied", se)
+  check(buf_text(bufnr) == want2, "T17 the buffer is unchanged", buf_text(bufnr))
+  check(read_file(path) == outside, "T17 the outside change on disk is kept", read_file(path))
+  -- Take the outside change into the buffer, as :checktime does.
+  vim.cmd("checktime")
+  check(vim.wait(3000, function()
+    return buf_text(bufnr) == outside
+  end, 50), "the buffer reloads the outside change", buf_text(bufnr))
 
   -- human_confirm: the model asks the user itself; the user picks Edit…
   -- and changes the proposed text, which the model receives (T16).
@@ -285,6 +385,8 @@ local function run()
   local splan = wait_result("session plan")
   check(splan.status == "done" and splan.sessionId ~= nil and splan.runId == splan.sessionId .. "-1", "A16 plan starts a session", splan)
   agentls.last_result = nil
+  table.insert(review_keys, "a\r") -- the plan's edit
+  table.insert(review_keys, "a\r") -- the revert, previewed like any edit
   vim.cmd("AgentExecutePlan")
   local sexec = wait_result("execute this plan")
   check(sexec.sessionId == splan.sessionId and sexec.runId == splan.sessionId .. "-2", "A16 the execute continues the plan's session", sexec)
@@ -293,7 +395,7 @@ local function run()
     return p.kind == "input"
   end, prompts)
   check(inputs_after == inputs_before, "A16 execute this plan asked for no instruction", prompts)
-  local changed = before_session:gsub('greet%("world"%)', 'greet("whole world")')
+  local changed = before_session:gsub('greet%("World"%)', 'greet("whole world")')
   check(vim.wait(5000, function()
     return read_file(path) == changed
   end, 50), "A16 the plan's edit is on disk", read_file(path))

@@ -6,8 +6,11 @@
 -- What the plugin adds on top of the built-in client (DESIGN.md E13):
 --   * window/showMessageRequest is answered with vim.ui.select, never with the
 --     blocking inputlist of the default handler;
---   * workspace/applyEdit shows the proposed change as a unified diff and asks
---     Apply/Reject before touching the buffer, and refuses stale edits;
+--   * workspace/applyEdit opens a per-hunk review (review.lua): each hunk of
+--     the proposed change with three lines of context, accepted or rejected
+--     one by one; hunks the server marks as already approved
+--     (needsConfirmation = false) apply without a question; stale edits are
+--     refused (a buffer at another version, a file changed on disk);
 --   * agentls/saveDocuments writes the buffers the server names;
 --   * results are shown with vim.notify, review findings go to the quickfix list.
 
@@ -21,8 +24,11 @@ local defaults = {
   root_dir = nil,
   -- Only attach buffers of these filetypes; nil means every file under root_dir.
   filetypes = nil,
-  -- Show proposed edits as a diff and ask Apply/Reject before applying them.
+  -- Review proposed edits hunk by hunk before applying them.
   confirm_edits = true,
+  -- Called when a review opens: function(review) with review.buf, review.win
+  -- and review.items (tests feed keys from here).
+  on_review = nil,
   -- How long (ms) a prompt may stay open; the server denies after 5 minutes anyway.
   prompt_timeout = 5 * 60 * 1000,
   -- Called once the server answered initialize: function(client, initialize_result).
@@ -36,7 +42,8 @@ M.client_id = nil
 M.initialized = false
 M.last_result = nil -- { command = ..., result = ..., err = ... } of the last command
 M.last_run = nil -- { command = ..., arg = {uri, range}, result = ... } of the last plan, review or execute
-M.last_preview = nil -- lines of the last diff shown for a proposed edit
+M.last_preview = nil -- lines of the last review shown for a proposed edit
+M.last_review = nil -- the last review: { items, lines, result = decisions or nil }
 
 local function notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = "agentls" })
@@ -100,75 +107,12 @@ local function edit_text(_, params)
   return { text = text }
 end
 
--- edited_lines returns a buffer's lines before and after applying edits.
-local function edited_lines(uri, edits, encoding)
-  local bufnr = vim.uri_to_bufnr(uri)
-  vim.fn.bufload(bufnr)
-  local old = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
-  local scratch = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, old)
-  vim.lsp.util.apply_text_edits(edits, scratch, encoding)
-  local new = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
-  vim.api.nvim_buf_delete(scratch, { force = true })
-  return old, new
-end
-
--- diff_lines renders a WorkspaceEdit as a unified diff.
-local function diff_lines(edit, encoding)
-  local out = {}
-  local function add(uri, edits)
-    local old, new = edited_lines(uri, edits, encoding)
-    local name = vim.fn.fnamemodify(vim.uri_to_fname(uri), ":.")
-    vim.list_extend(out, { "--- a/" .. name, "+++ b/" .. name })
-    local d = vim.diff(table.concat(old, "\n") .. "\n", table.concat(new, "\n") .. "\n", { result_type = "unified" })
-    vim.list_extend(out, vim.split(d, "\n", { plain = true, trimempty = true }))
-  end
-  for _, change in ipairs(edit.documentChanges or {}) do
-    if change.kind == "create" then
-      table.insert(out, "create " .. vim.uri_to_fname(change.uri))
-    elseif change.kind == "rename" then
-      table.insert(out, "rename " .. vim.uri_to_fname(change.oldUri) .. " -> " .. vim.uri_to_fname(change.newUri))
-    elseif change.kind == "delete" then
-      table.insert(out, "delete " .. vim.uri_to_fname(change.uri))
-    else
-      add(change.textDocument.uri, change.edits)
-    end
-  end
-  for uri, edits in pairs(edit.changes or {}) do
-    add(uri, edits)
-  end
-  return out
-end
-
--- show_preview opens the diff in a split and returns a function closing it.
-local function show_preview(lines)
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].filetype = "diff"
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].bufhidden = "wipe"
-  local prev = vim.api.nvim_get_current_win()
-  local height = math.max(3, math.min(#lines, math.floor(vim.o.lines / 2)))
-  vim.cmd("botright " .. height .. "split")
-  local win = vim.api.nvim_get_current_win()
-  vim.api.nvim_win_set_buf(win, buf)
-  vim.cmd("redraw")
-  return function()
-    if vim.api.nvim_win_is_valid(win) then
-      vim.api.nvim_win_close(win, true)
-    end
-    if vim.api.nvim_win_is_valid(prev) then
-      vim.api.nvim_set_current_win(prev)
-    end
-  end
-end
-
 -- stale_reason: Neovim 0.7 silently skips an edit for an older version and
 -- still reports success, so the plugin checks versions itself (DESIGN.md E9).
 local function stale_reason(edit)
   for _, change in ipairs(edit.documentChanges or {}) do
     local td = change.textDocument
-    if td and td.version then
+    if td and td.version ~= nil and td.version ~= vim.NIL then
       local bufnr = vim.uri_to_bufnr(td.uri)
       local current = vim.lsp.util.buf_versions[bufnr]
       if current and current ~= td.version then
@@ -176,6 +120,172 @@ local function stale_reason(edit)
       end
     end
   end
+end
+
+local function read_disk(fname)
+  local f = io.open(fname, "rb")
+  if not f then
+    return nil
+  end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- same_text compares a buffer's text with a file's, up to the final
+-- newline and DOS line ends.
+local function same_text(a, b)
+  local function norm(s)
+    return (s:gsub("\r\n", "\n"):gsub("\n$", ""))
+  end
+  return norm(a) == norm(b)
+end
+
+-- Per-hunk review (E13). The server sends one annotated edit per hunk;
+-- edits whose annotation says needsConfirmation = false (the policy or a
+-- question already approved them) are applied without asking, the others
+-- are reviewed one by one. Edits without an annotation are reviewed too.
+
+-- documents lists the text edits of a WorkspaceEdit per document, in order,
+-- with the resource operations that go with them.
+local function documents(edit)
+  local docs, ops = {}, {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.kind then
+      table.insert(ops, change)
+    else
+      local v = change.textDocument.version
+      table.insert(docs, { uri = change.textDocument.uri, version = (v ~= vim.NIL) and v or nil, edits = change.edits or {} })
+    end
+  end
+  for uri, edits in pairs(edit.changes or {}) do
+    table.insert(docs, { uri = uri, edits = edits, plain = true })
+  end
+  return docs, ops
+end
+
+local function needs_confirmation(edit, e)
+  local id = e.annotationId
+  local ann = id and edit.changeAnnotations and edit.changeAnnotations[id]
+  return not (ann and ann.needsConfirmation == false), ann
+end
+
+-- buffer_text returns the lines of uri's buffer, loading it (hidden) when
+-- needed, and what the disk held when the review started.
+local function snapshot(doc)
+  local fname = vim.uri_to_fname(doc.uri)
+  doc.fname = fname
+  doc.disk = read_disk(fname)
+  doc.bufnr = vim.uri_to_bufnr(doc.uri)
+  doc.was_loaded = vim.api.nvim_buf_is_loaded(doc.bufnr)
+  if doc.disk or doc.was_loaded then
+    vim.fn.bufload(doc.bufnr)
+    doc.lines = vim.api.nvim_buf_get_lines(doc.bufnr, 0, -1, false)
+  else
+    doc.lines = {} -- a file to be created
+  end
+end
+
+-- plain_edit drops an edit's annotation: the review has confirmed it, and
+-- Neovim 0.12's own apply would ask again (or refuse an annotation it is
+-- not given).
+local function plain_edit(e)
+  return { range = e.range, newText = e.newText }
+end
+
+-- hunk_lines renders one edit against the document as a unified diff with
+-- three lines of context.
+local function hunk_lines(doc, e, encoding)
+  local scratch = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, doc.lines)
+  vim.lsp.util.apply_text_edits({ plain_edit(e) }, scratch, encoding)
+  local new = vim.api.nvim_buf_get_lines(scratch, 0, -1, false)
+  vim.api.nvim_buf_delete(scratch, { force = true })
+  local name = vim.fn.fnamemodify(doc.fname, ":.")
+  local d = vim.diff(table.concat(doc.lines, "\n") .. "\n", table.concat(new, "\n") .. "\n", { result_type = "unified", ctxlen = 3 })
+  local out = { "--- a/" .. name, "+++ b/" .. name }
+  vim.list_extend(out, vim.split(d, "\n", { plain = true, trimempty = true }))
+  return out
+end
+
+-- changed_on_disk reports a document whose file changed since the review
+-- began, or (for an unmodified buffer) differs from what the buffer shows:
+-- applying the edit would then land on content the user never saw.
+local function changed_on_disk(doc)
+  local now = read_disk(doc.fname)
+  if doc.was_loaded then
+    if vim.bo[doc.bufnr].modified or now == nil then
+      return false
+    end
+    local text = table.concat(vim.api.nvim_buf_get_lines(doc.bufnr, 0, -1, false), "\n")
+    return not same_text(text, now)
+  end
+  return now ~= doc.disk
+end
+
+-- accepted_edit keeps, of a WorkspaceEdit, the hunks that were accepted or
+-- need no confirmation; nil when nothing is left.
+local function accepted_edit(edit, keep)
+  local out, any = { documentChanges = {} }, false
+  local kept_uri = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if not change.kind then
+      local edits = {}
+      for _, e in ipairs(change.edits or {}) do
+        if keep[e] then
+          table.insert(edits, e)
+        end
+      end
+      if #edits > 0 then
+        kept_uri[change.textDocument.uri] = true
+      end
+    end
+  end
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.kind == "create" then
+      if kept_uri[change.uri] then
+        table.insert(out.documentChanges, change)
+      end
+    elseif change.kind then
+      if keep[change] then
+        local op = vim.deepcopy(change)
+        op.annotationId = nil
+        table.insert(out.documentChanges, op)
+        any = true
+      end
+    else
+      local edits = {}
+      for _, e in ipairs(change.edits or {}) do
+        if keep[e] then
+          table.insert(edits, plain_edit(e))
+        end
+      end
+      if #edits > 0 then
+        table.insert(out.documentChanges, { textDocument = change.textDocument, edits = edits })
+        any = true
+      end
+    end
+  end
+  for uri, edits in pairs(edit.changes or {}) do
+    local kept = {}
+    for _, e in ipairs(edits) do
+      if keep[e] then
+        table.insert(kept, plain_edit(e))
+      end
+    end
+    if #kept > 0 then
+      out.changes = out.changes or {}
+      out.changes[uri] = kept
+      any = true
+    end
+  end
+  if not any then
+    return nil
+  end
+  if #out.documentChanges == 0 then
+    out.documentChanges = nil
+  end
+  return out
 end
 
 local function apply_edit(_, params, ctx)
@@ -188,27 +298,72 @@ local function apply_edit(_, params, ctx)
   if stale then
     return { applied = false, failureReason = stale }
   end
-  if M.config.confirm_edits then
-    local ok, lines = pcall(diff_lines, edit, client.offset_encoding)
-    if not ok then
-      return { applied = false, failureReason = "cannot preview edit: " .. tostring(lines) }
+  local docs, ops = documents(edit)
+  local keep, items, targets = {}, {}, {}
+  local ok, err = pcall(function()
+    for _, doc in ipairs(docs) do
+      snapshot(doc)
+      for _, e in ipairs(doc.edits) do
+        local needs, ann = needs_confirmation(edit, e)
+        if needs and M.config.confirm_edits then
+          local title = (ann and ann.label) or vim.fn.fnamemodify(doc.fname, ":.")
+          table.insert(items, { title = title, lines = hunk_lines(doc, e, client.offset_encoding) })
+          table.insert(targets, e)
+        else
+          keep[e] = true
+        end
+      end
     end
-    M.last_preview = lines
-    local close = show_preview(lines)
-    local choice = select({ "Apply", "Reject" }, params.label or "agentls: apply this edit?")
-    close()
-    if choice ~= "Apply" then
+    for _, op in ipairs(ops) do
+      if op.kind ~= "create" then
+        local needs = needs_confirmation(edit, op)
+        if needs and M.config.confirm_edits then
+          local what = op.kind == "rename" and (vim.uri_to_fname(op.oldUri) .. " -> " .. vim.uri_to_fname(op.newUri)) or vim.uri_to_fname(op.uri)
+          table.insert(items, { title = op.kind .. " " .. what, lines = { op.kind .. " " .. what } })
+          table.insert(targets, op)
+        else
+          keep[op] = true
+        end
+      end
+    end
+  end)
+  if not ok then
+    return { applied = false, failureReason = "cannot preview edit: " .. tostring(err) }
+  end
+  if #items > 0 then
+    local decisions, review = require("agentls.review").run(items, {
+      title = params.label or "review the proposed change",
+      timeout = M.config.prompt_timeout,
+      on_open = M.config.on_review,
+    })
+    M.last_preview = review.lines
+    M.last_review = review
+    if not decisions then
       return { applied = false, failureReason = "rejected by the user" }
     end
-    -- The buffer may have changed while the question was open.
-    stale = stale_reason(edit)
-    if stale then
-      return { applied = false, failureReason = stale }
+    for i, yes in ipairs(decisions) do
+      if yes then
+        keep[targets[i]] = true
+      end
     end
   end
-  local ok, err = pcall(vim.lsp.util.apply_workspace_edit, edit, client.offset_encoding)
-  if not ok then
-    return { applied = false, failureReason = tostring(err) }
+  local out = accepted_edit(edit, keep)
+  if not out then
+    return { applied = false, failureReason = "the user rejected every hunk" }
+  end
+  -- The buffer or the file may have changed while the review was open.
+  stale = stale_reason(edit)
+  if stale then
+    return { applied = false, failureReason = stale }
+  end
+  for _, doc in ipairs(docs) do
+    if changed_on_disk(doc) then
+      return { applied = false, failureReason = "stale: " .. doc.fname .. " changed on disk; reload it (:checktime)" }
+    end
+  end
+  local aok, aerr = pcall(vim.lsp.util.apply_workspace_edit, out, client.offset_encoding)
+  if not aok then
+    return { applied = false, failureReason = tostring(aerr) }
   end
   return { applied = true }
 end
@@ -284,7 +439,8 @@ local function show_result(command, result)
   end
   local e = result.edits
   if e and (e.proposed or 0) > 0 then
-    table.insert(lines, string.format("edits: %d proposed, %d applied, %d rejected", e.proposed, e.applied or 0, e.rejected or 0))
+    local stale = (e.stale or 0) > 0 and string.format(", %d stale (the file changed)", e.stale) or ""
+    table.insert(lines, string.format("edits: %d proposed, %d applied, %d rejected%s", e.proposed, e.applied or 0, e.rejected or 0, stale))
   end
   local findings = result.findings or {}
   if #findings > 0 then
@@ -335,6 +491,24 @@ end
 ---------------------------------------------------------------------------
 -- Client
 
+-- Neovim 0.11 turned client functions into methods and deprecated
+-- vim.lsp.start_client (removed in 0.13); 0.7 has only the old forms.
+local modern = vim.fn.has("nvim-0.11") == 1
+
+local function start_client(config)
+  if modern then
+    return vim.lsp.start(config, { attach = false })
+  end
+  return vim.lsp.start_client(config)
+end
+
+local function request(client, method, params, handler, bufnr)
+  if modern then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
 function M.root_dir()
   return realpath(M.config.root_dir or vim.loop.cwd())
 end
@@ -348,7 +522,14 @@ local function capabilities()
   caps.workspace.applyEdit = true
   caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
   caps.workspace.workspaceEdit.documentChanges = true
-  caps.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
+  -- Announcing annotations (with experimental.agentls) tells the server
+  -- that this client confirms annotated edits (E14): only while the review
+  -- is on. Without it the server asks with showMessageRequest first.
+  if M.config.confirm_edits then
+    caps.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
+  else
+    caps.workspace.workspaceEdit.changeAnnotationSupport = nil
+  end
   caps.window.workDoneProgress = true
   caps.experimental = { agentls = { saveDocuments = true, editText = true } }
   return caps
@@ -384,7 +565,7 @@ local function execute(command, arg, bufnr, on_done)
   end
   local function send()
     local params = { command = command, arguments = arg and { arg } or nil }
-    client.request("workspace/executeCommand", params, function(err, result)
+    request(client, "workspace/executeCommand", params, function(err, result)
       finish(err, result)
     end, bufnr)
   end
@@ -412,12 +593,12 @@ end
 
 function M.start()
   local client = M.client()
-  if client and not client.is_stopped() then
+  if client and not (modern and client:is_stopped() or not modern and client.is_stopped()) then
     return M.client_id
   end
   local cfg = M.config
   M.initialized = false
-  M.client_id = vim.lsp.start_client({
+  M.client_id = start_client({
     name = "agentls",
     cmd = cfg.cmd,
     cmd_env = cfg.cmd_env,
