@@ -134,7 +134,9 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		if answer != command.ActionApprove {
 			return refuse("the user declined the change to %s", ch.Path), nil
 		}
-		pre = true // approved as shown: the editor need not ask again
+		// Approved as shown: the editor need not ask again, except for a
+		// control file (E15), which stays marked for confirmation.
+		pre = !ch.Control
 	}
 
 	// T17: re-check right before sending, so a change made while the
