@@ -54,7 +54,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
 	lost := make(chan struct{})
 	var once sync.Once
-	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied)
+	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied, s.badMessage)
 	s.conn = conn
 	conn.Go(ctx, s.handle)
 	select {
