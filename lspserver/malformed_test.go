@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
 // E1: malformed headers never end the session. Each is refused with a
@@ -46,4 +50,25 @@ func TestServer_E1_MalformedHeadersKeepSession(t *testing.T) {
 	if len(logged) < 5 {
 		t.Errorf("%d refusals in window/logMessage, want one per malformed frame (5):\n%s", len(logged), strings.Join(logged, "\n"))
 	}
+}
+
+// E11: a call whose method is not valid UTF-8 gets an error under its own
+// id, and the session goes on.
+func TestServer_E11_InvalidUTF8MethodAnsweredUnderID(t *testing.T) {
+	h := start(t, setup{})
+	if err := h.c.WriteFrame(h.ctx(), []byte("{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"work\xffspace/x\"}")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.Call(h.ctx(), "shutdown", nil, nil); err != nil {
+		t.Fatalf("the session did not survive: %v", err)
+	}
+	for _, m := range h.c.Messages() {
+		if m.Kind == lsptest.KindResponse && m.ID == "41" {
+			if m.Err == nil || m.Err.Code != jsonrpc2.InvalidRequest {
+				t.Errorf("reply to id 41: %+v, want InvalidRequest", m)
+			}
+			return
+		}
+	}
+	t.Errorf("no reply under id 41")
 }
