@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -48,8 +49,14 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// ErrExitWithoutShutdown is returned by [Serve] when the client sent exit
+// before shutdown: the specification asks the server process to exit
+// with code 1 then.
+var ErrExitWithoutShutdown = errors.New("exit without shutdown")
+
 // Serve speaks LSP over rwc until the client exits, the stream ends or ctx
 // is done, then stops every run and returns once all its goroutines have.
+// An exit that did not follow shutdown is [ErrExitWithoutShutdown].
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
 	lost := make(chan struct{})
@@ -77,9 +84,19 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 		// A transport whose Close cannot interrupt a blocked Read (a
 		// blocking stdin): the caller is about to exit the process.
 		s.log.Warn("Connection did not close in time")
-		return nil
+		return s.exitErr(nil)
 	}
-	return conn.Err()
+	return s.exitErr(conn.Err())
+}
+
+// exitErr is err, or ErrExitWithoutShutdown when the session ended that way.
+func (s *Server) exitErr(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exitEarly {
+		return ErrExitWithoutShutdown
+	}
+	return err
 }
 
 // Server is one LSP connection: one client, one workspace.
@@ -96,12 +113,14 @@ type Server struct {
 	exited   chan struct{}
 	exitOnce sync.Once
 
-	mu       sync.Mutex // guards the fields below
-	state    lifecycle
-	exiting  bool   // set at exit: no new calls are counted
-	root     string // absolute, symlinks resolved
-	caps     clientCaps
-	inflight map[jsonrpc2.ID]*pendingCall
+	mu      sync.Mutex // guards the fields below
+	state   lifecycle
+	exiting bool // set at exit: no new calls are counted
+	// exitEarly: the client sent exit before shutdown (exit code 1).
+	exitEarly bool
+	root      string // absolute, symlinks resolved
+	caps      clientCaps
+	inflight  map[jsonrpc2.ID]*pendingCall
 	// unanswered are the calls counted for drain whose response is not
 	// yet written; quiet is closed whenever there are none.
 	unanswered map[jsonrpc2.ID]bool

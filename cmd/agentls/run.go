@@ -106,7 +106,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}})
 	defer procs.Close()
 	opts.Exec = procs
-	if err := lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
+	err = lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts)
+	switch {
+	case errors.Is(err, lspserver.ErrExitWithoutShutdown):
+		log.Warn("Exit without shutdown; exit code 1, as the LSP specification asks")
+		return 1
+	case err != nil && !errors.Is(err, context.Canceled):
 		log.Error("Server stopped", slog.String("err", err.Error()))
 		return 1
 	}
