@@ -6,8 +6,9 @@ import (
 	"github.com/agentls/agentls/sandbox"
 )
 
-// maxFileSize bounds what a run reads from one file on disk.
-const maxFileSize = 8 << 20
+// maxFileSize bounds what a run reads from one file on disk: the tools'
+// limit, so that a file they accept is always read back.
+const maxFileSize = sandbox.MaxFileBytes
 
 // workspace implements tools.Workspace: open buffers first, then the disk
 // through an os.Root so containment also holds at use time.

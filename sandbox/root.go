@@ -21,6 +21,12 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge is returned by [Root.ReadFile] for a file over its limit.
 var ErrTooLarge = errors.New("file too large")
 
+// MaxFileBytes is the largest workspace file agentls loads: what the file
+// tools read, edit and write, and what the server reads from disk or holds
+// of an open buffer. One limit, so that a file one side accepts is never
+// refused by the other.
+const MaxFileBytes = 10 << 20
+
 // Root does file I/O confined to a workspace directory. It wraps an
 // [os.Root], so a symlink swapped in after [ResolvePath] still cannot lead
 // outside: every operation re-checks containment at use time, against the

@@ -29,8 +29,8 @@ func Builtins() []*Tool {
 
 // Limits shared by the built-in tools.
 const (
-	maxFileBytes   = 10 << 20 // the largest file read_file, edit_file and write_file load
-	binarySniffLen = 8 << 10  // how much of a file decides whether it is binary
+	maxFileBytes   = sandbox.MaxFileBytes // the largest file read_file, edit_file and write_file load
+	binarySniffLen = 8 << 10              // how much of a file decides whether it is binary
 )
 
 // description returns the embedded description of the tool name.
