@@ -24,6 +24,9 @@ type AuditRecord struct {
 	ArgsSHA256 string    `json:"args_sha256"`
 	Code       Code      `json:"code,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
+	// WaitMS is the part of DurationMS spent waiting for the user: the
+	// approval, an edit question, a pending applyEdit.
+	WaitMS int64 `json:"wait_ms,omitempty"`
 	// Edits: hashes of the proposed new content and of what landed.
 	ProposedSHA256 string `json:"proposed_sha256,omitempty"`
 	AppliedSHA256  string `json:"applied_sha256,omitempty"`

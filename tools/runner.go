@@ -31,7 +31,10 @@ type RunnerOptions struct {
 	// ReadOnly refuses every tool whose risk is not read or none, even when
 	// it is in Allowed: the fallback layer of a plan run (E4).
 	ReadOnly bool
-	// Timeout bounds one call; zero means 2 minutes.
+	// Timeout bounds the execution of one call; zero means 2 minutes. The
+	// time the call waits for the user ([AwaitUser]: its approval, an edit
+	// question, a pending applyEdit) does not count: questions are bounded
+	// by the policy's approval timeout alone.
 	Timeout time.Duration
 	// Policy decides allow / ask / deny and bounds every question to the
 	// user ([Policy.QuestionTimeout]); nil means the editor defaults.
@@ -221,6 +224,10 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 	t := p.tool
 	env := *r.env // this call's copy: the run's approvals and this verdict
 	env.approvals = r.ask
+	// T8's time limit runs from here; every question stops it (AwaitUser).
+	cctx, cancel := withExecLimit(ctx, r.opts.Timeout)
+	defer cancel()
+	defer func() { rec.WaitMS = cctx.waitedFor().Milliseconds() }()
 	switch {
 	case p.verdict.Decision == Allow:
 		rec.ApprovedBy = "policy"
@@ -230,15 +237,13 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 		// or the gateway's question for a proposer that shows nothing.
 		rec.ApprovedBy = "diff"
 	default:
-		by, refusal := r.ask.call(ctx, t, &p.verdict)
+		by, refusal := r.ask.call(cctx, t, &p.verdict)
 		if refusal != nil {
 			return refusal.Result(), nil
 		}
 		rec.ApprovedBy = by
 	}
 	// T8: run, bounded in time, with panics contained.
-	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
 	res, err := r.run(cctx, t, &env, p.args)
 	if err != nil {
 		if ctx.Err() != nil {
