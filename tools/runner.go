@@ -23,6 +23,10 @@ import (
 // MaxResultChars bounds what one tool result may put into the conversation.
 const MaxResultChars = 30000
 
+// MaxArgsBytes bounds the arguments of one call, checked before they are
+// parsed: above the largest a schema allows (1 MiB of text, JSON-escaped).
+const MaxArgsBytes = 4 << 20
+
 // RunnerOptions configures a [Runner] for one agent run.
 type RunnerOptions struct {
 	// Allowed are the tool names offered to the model in this run. The
@@ -147,6 +151,10 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 			Recovery: "available tools: " + strings.Join(r.allowedNames(), ", "), Rule: "gateway.unknown_tool"})
 	}
 	t := e.tool
+	if len(args) > MaxArgsBytes {
+		return refused(t, &ToolError{Code: CodeResourceLimit, Reason: fmt.Sprintf("the arguments have %d bytes; the limit is %d", len(args), MaxArgsBytes),
+			Recovery: "send smaller arguments: split the work into several calls", Rule: "gateway.args_size"})
+	}
 	// T1: the arguments are one JSON object.
 	raw := []byte(strings.TrimSpace(args))
 	if len(raw) == 0 {
