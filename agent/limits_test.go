@@ -103,4 +103,3 @@ func TestLoop_T9_OversizedArgumentsNotResent(t *testing.T) {
 		}
 	})
 }
-
