@@ -72,6 +72,9 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 	}
 	u := s.uriFor(ch.Path)
 	doc, open := s.docs.get(u)
+	if open && !doc.held {
+		return refuse("%s is open in a buffer larger than agentls holds", ch.Path), nil
+	}
 	disk, onDisk := p.ws.disk(ch.Path)
 
 	// T17: the proposal must apply to what the user has now.
