@@ -139,6 +139,7 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 	if p := getenv("AGENTLS_POLICY"); p != "" {
 		userPolicy = p // the editor's agentls.policyFile setting
 	}
+	httpc := openai.NewHTTPClient() // one for the server, shared by its runs
 	return &lspserver.Options{
 		Logger:        log,
 		MaxTurns:      cfg.MaxTurns,
@@ -150,7 +151,7 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 			if cfg.Model == "" {
 				return nil, errors.New("no model configured: set AGENTLS_MODEL (and OPENAI_BASE_URL for a local server), or run `agentls demo`")
 			}
-			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log})
+			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log, HTTPClient: httpc})
 		},
 	}, nil
 }
