@@ -27,7 +27,7 @@ const usage = `usage:
   agentls demo                         offline demo with a built-in scripted model
   agentls version [--sandbox]          the version, and which sandbox layers this machine has
 
-Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, or ~/.config/agentls/config.json.
+Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, AGENTLS_STALL_TIMEOUT, or ~/.config/agentls/config.json.
 `
 
 // run is main without the process: it returns the exit code.
@@ -151,7 +151,8 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 			if cfg.Model == "" {
 				return nil, errors.New("no model configured: set AGENTLS_MODEL (and OPENAI_BASE_URL for a local server), or run `agentls demo`")
 			}
-			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log, HTTPClient: httpc})
+			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log, HTTPClient: httpc,
+				StallTimeout: cfg.StallTimeout()})
 		},
 	}, nil
 }
