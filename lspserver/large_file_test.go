@@ -1,6 +1,7 @@
 package lspserver_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,5 +46,20 @@ func editBig(t *testing.T, big string, open bool) {
 	want := strings.Replace(strings.Replace(big, "return 1 }", "return 10 }", 1), "return 2 }", "return 20 }", 1)
 	if got := h.read("a.go"); got != want {
 		t.Errorf("the disk does not hold the edit (%d bytes, want %d)", len(got), len(want))
+	}
+}
+
+// E3, #12 item 8: a runaway answer does not become a huge command result:
+// the summary is cut to 64 KiB with a note saying how much was left out.
+// Before, a 10 MB answer was a 10 MB result.
+func TestServer_E3_LongSummaryBounded(t *testing.T) {
+	long := strings.Repeat("The plan goes on and on. ", (10<<20)/25)
+	h := start(t, setup{script: fmt.Sprintf(`{"content":%q}`, long), files: map[string]string{"a.go": "package a\n"}})
+	res := h.mustRun(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"})
+	if n := len(res.Summary); n > 65<<10 {
+		t.Fatalf("summary of %d bytes", n)
+	}
+	if !strings.HasPrefix(res.Summary, "The plan goes on") || !strings.Contains(res.Summary, "[cut: ") || !strings.Contains(res.Summary, "kept in the session]") {
+		t.Errorf("summary does not say it was cut: …%s", res.Summary[len(res.Summary)-120:])
 	}
 }
