@@ -228,7 +228,7 @@ func (r *run) callTools(ctx context.Context, calls, kept []ToolCall, turn int) e
 		res, err := r.opts.Tools.Call(ctx, c.Name, c.Arguments)
 		if err != nil {
 			for _, rest := range calls[i:] {
-				r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: rest.ID, Content: `{"code":"internal","reason":"cancelled"}`})
+				r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: rest.ID, Content: `{"code":"cancelled","reason":"the run was cancelled"}`})
 			}
 			return err
 		}

@@ -73,6 +73,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s.exit()
 	s.stopRuns()
 	s.drain(5 * time.Second)
+	s.auditSummary()
 	closed := make(chan struct{})
 	go func() {
 		_ = conn.Close() // closing a finished stream may report an already-closed pipe
@@ -172,6 +173,7 @@ func newServer(opts *Options) *Server {
 	if s.opts.Exec == nil {
 		s.opts.Exec = exec.New(nil)
 	}
+	s.watchAudit()
 	s.reg = s.opts.Registry
 	if s.reg == nil {
 		s.reg = tools.NewRegistry()

@@ -126,8 +126,14 @@ func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
 	if res.IsError {
 		rec.Code = res.Code
 	}
+	switch {
+	case res.Code == CodeApprovalDenied, res.Code == CodeApprovalRequired, res.Code == CodeCancelled:
+		rec.ApprovedBy = "" // nobody approved it
+	case rec.ApprovedBy == "diff" && res.IsError:
+		rec.ApprovedBy = "" // the change was not applied
+	}
 	rec.ProposedSHA256, rec.AppliedSHA256 = res.ProposedSHA256, res.AppliedSHA256
-	rec.DurationMS = time.Since(start).Milliseconds()
+	rec.DurationMS = int64((time.Since(start) + time.Millisecond - 1) / time.Millisecond)
 	r.opts.Audit.Record(rec)
 	r.log.Info("Tool call", slog.String("tool", name), slog.String("decision", string(rec.Decision)),
 		slog.String("rule", rec.Rule), slog.String("result", string(res.Code)), slog.Duration("took", time.Since(start)))
@@ -255,7 +261,7 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (Res
 	res, err := r.run(cctx, t, &env, p.args)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Fail(CodeInternal, "", "cancelled", ""), ctx.Err()
+			return Fail(CodeCancelled, "", "the run was cancelled before the call finished", ""), ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", t.Name, r.opts.Timeout), "narrow the request"), nil

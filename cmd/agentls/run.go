@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -56,6 +57,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "agentls %s\n", version)
+		fmt.Fprintln(stdout, auditHealth(getenv))
 		if len(args) > 0 && args[0] == "--sandbox" {
 			r := exec.New(nil)
 			fmt.Fprint(stdout, r.Layers())
@@ -171,6 +173,20 @@ func openAudit(opts *lspserver.Options, getenv func(string) string, log *slog.Lo
 	}
 	opts.Audit = audit
 	return closer
+}
+
+// auditHealth is the health line of the audit log for `agentls version`:
+// where it is and whether records can be appended to it.
+func auditHealth(getenv func(string) string) string {
+	dir := stateDir(getenv)
+	if dir == "" {
+		return "audit log: none (no HOME or XDG_STATE_HOME)"
+	}
+	path := filepath.Join(dir, "audit.jsonl")
+	if err := tools.CheckAuditLog(dir); err != nil {
+		return fmt.Sprintf("audit log: %s: NOT WRITABLE: %v", path, err)
+	}
+	return fmt.Sprintf("audit log: %s (writable)", path)
 }
 
 // stdio joins stdin and stdout into the server's stream. Close closes
