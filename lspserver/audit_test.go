@@ -2,6 +2,7 @@ package lspserver_test
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -36,5 +37,35 @@ func TestServer_T10_AuditFailureWarnsOnce(t *testing.T) {
 	}
 	if n := len(h.c.Received("window/showMessage")); n != 1 {
 		t.Errorf("%d warnings for 2 lost records, want 1", n)
+	}
+}
+
+// A11, #12 item 10: a temporary file of an atomic write that a killed
+// agentls left in the workspace is removed when the next server starts;
+// a file that only looks alike stays.
+func TestServer_A11_StaleTempsRemovedAtStart(t *testing.T) {
+	stale, other := ".a.go.agentls-ABCDEFGHIJKL", ".a.go.agentls-keep"
+	h := start(t, setup{noInit: true, files: map[string]string{"a.go": "package a\n", stale: "half", other: "x"}})
+	old := time.Now().Add(-time.Hour)
+	for _, n := range []string{stale, other} {
+		if err := os.Chtimes(h.path(n), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.c.Initialize(h.ctx(), lsptest.InitializeParams(h.root, nil)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		if _, err := os.Stat(h.path(stale)); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still there", stale)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(h.path(other)); err != nil {
+		t.Errorf("%s was touched: %v", other, err)
 	}
 }

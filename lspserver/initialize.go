@@ -35,6 +35,7 @@ func (s *Server) initialize(ctx context.Context, params jsonrpc2.RawMessage) (an
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already called")
 	}
 	s.state, s.root, s.caps = stateInitialized, root, caps
+	s.cleanTemps(root)
 
 	sync := protocol.TextDocumentSyncKindIncremental
 	t := true

@@ -72,7 +72,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	}
 	s.exit()
 	s.stopRuns()
+	s.bgCancel()
 	s.drain(5 * time.Second)
+	s.bg.Wait()
 	s.auditSummary()
 	closed := make(chan struct{})
 	go func() {
@@ -113,6 +115,13 @@ type Server struct {
 
 	exited   chan struct{}
 	exitOnce sync.Once
+
+	// Background work of the session (cleanTemps): bgCtx ends at exit,
+	// and Serve waits for bg before it returns.
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+	started  time.Time // when the server was made: files older are not ours in progress
 
 	mu      sync.Mutex // guards the fields below
 	state   lifecycle
@@ -159,7 +168,9 @@ func newServer(opts *Options) *Server {
 		quiet:      closedChan(),
 		unanswered: make(map[jsonrpc2.ID]bool),
 		diagURIs:   make(map[uri.URI]bool),
+		started:    time.Now(),
 	}
+	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts
 	}
