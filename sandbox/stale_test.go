@@ -19,14 +19,14 @@ func TestRoot_A11_RemoveStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-time.Hour)
 	files := map[string]time.Time{
-		"src/.a.go.agentls-ABCDEFGHIJKL": old,        // ours, stale: removed
-		".b.txt.agentls-Z2Z3Z4Z5Z6Z7":    old,        // ours, stale: removed
-		"src/.c.go.agentls-MNOPQRSTUVWX": time.Now(), // a write in progress
-		"src/.a.go.agentls-abcdefghijkl": old,        // not our alphabet
-		"src/a.go.agentls-ABCDEFGHIJKL":  old,        // no leading dot
-		"src/.a.go.agentls-ABCDEFGHIJK":  old,        // 11 characters
-		".git/.x.agentls-ABCDEFGHIJKL":   old,        // inside .git
-		"src/.a.go.agentls-ABCDEFGHIJKL~": old,       // a suffix
+		"src/.a.go.agentls-ABCDEFGHIJKL":  old,        // ours, stale: removed
+		".b.txt.agentls-Z2Z3Z4Z5Z6Z7":     old,        // ours, stale: removed
+		"src/.c.go.agentls-MNOPQRSTUVWX":  time.Now(), // a write in progress
+		"src/.a.go.agentls-abcdefghijkl":  old,        // not our alphabet
+		"src/a.go.agentls-ABCDEFGHIJKL":   old,        // no leading dot
+		"src/.a.go.agentls-ABCDEFGHIJK":   old,        // 11 characters
+		".git/.x.agentls-ABCDEFGHIJKL":    old,        // inside .git
+		"src/.a.go.agentls-ABCDEFGHIJKL~": old,        // a suffix
 	}
 	for name, mt := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
