@@ -12,13 +12,18 @@ import (
 // ([RunnerOptions.Timeout]): a question is bounded by the policy's approval
 // timeout alone (T15, E7), whether the gateway asks it or the editor side
 // does (an edit question, a pending workspace/applyEdit). Outside a
-// gateway call it does nothing.
+// gateway call it does nothing. A call nested in another (a sub-agent's,
+// inside the agent tool) stops the clocks of both.
 func AwaitUser(ctx context.Context) (resume func()) {
-	c, ok := ctx.Value(execKey{}).(*execCtx)
-	if !ok {
-		return func() {}
+	var resumes []func()
+	for c, ok := ctx.Value(execKey{}).(*execCtx); ok; c, ok = c.parent.Value(execKey{}).(*execCtx) {
+		resumes = append(resumes, c.pause())
 	}
-	return c.pause()
+	return func() {
+		for _, r := range resumes {
+			r()
+		}
+	}
 }
 
 type execKey struct{}

@@ -120,3 +120,24 @@ func TestAwaitUser_T15_Nested(t *testing.T) {
 		}
 	})
 }
+
+// T15: a question inside a nested call (a sub-agent's tool call inside
+// the agent tool) stops the outer call's clock too.
+func TestAwaitUser_T15_NestedCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		outer, cancelOuter := withExecLimit(context.Background(), time.Minute)
+		defer cancelOuter()
+		inner, cancelInner := withExecLimit(outer, time.Minute)
+		defer cancelInner()
+		resume := AwaitUser(inner)
+		time.Sleep(time.Hour)
+		if outer.Err() != nil || inner.Err() != nil {
+			t.Fatalf("a clock ran while the user was asked: outer %v, inner %v", outer.Err(), inner.Err())
+		}
+		resume()
+		time.Sleep(time.Minute + time.Second)
+		if !errors.Is(outer.Err(), context.DeadlineExceeded) {
+			t.Errorf("outer: %v", outer.Err())
+		}
+	})
+}
