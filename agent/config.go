@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 )
 
 // Config is the model configuration. Environment variables override the
@@ -19,6 +22,29 @@ type Config struct {
 	// ContextTokens is the model's context window, for compaction (A9);
 	// zero means DefaultContextTokens.
 	ContextTokens int `json:"context_tokens"`
+	// StallTimeoutSeconds aborts a model request that sends no byte for
+	// this long, before the response headers or between chunks
+	// (AGENTLS_STALL_TIMEOUT, a duration such as 30s or a number of
+	// seconds); zero means the model client's default of 60 s.
+	StallTimeoutSeconds float64 `json:"stall_timeout_seconds"`
+}
+
+// StallTimeout is StallTimeoutSeconds as a duration; zero means the
+// default.
+func (c *Config) StallTimeout() time.Duration {
+	return time.Duration(c.StallTimeoutSeconds * float64(time.Second))
+}
+
+// parseSeconds reads a duration ("90s", "2m") or a number of seconds.
+func parseSeconds(v string) (float64, error) {
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d.Seconds(), nil
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n <= 0 || math.IsInf(n, 0) || n > 24*3600 {
+		return 0, fmt.Errorf("%q is not a duration (such as 30s) or a number of seconds up to a day", v)
+	}
+	return n, nil
 }
 
 // DefaultConfigPath is $XDG_CONFIG_HOME/agentls/config.json, or
@@ -57,6 +83,16 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 	}
 	if v := getenv("AGENTLS_MODEL"); v != "" {
 		c.Model = v
+	}
+	if v := getenv("AGENTLS_STALL_TIMEOUT"); v != "" {
+		n, err := parseSeconds(v)
+		if err != nil {
+			return nil, fmt.Errorf("AGENTLS_STALL_TIMEOUT: %v", err)
+		}
+		c.StallTimeoutSeconds = n
+	}
+	if c.StallTimeoutSeconds < 0 {
+		return nil, fmt.Errorf("config %s: stall_timeout_seconds must not be negative", path)
 	}
 	return c, nil
 }

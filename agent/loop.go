@@ -211,8 +211,11 @@ func (r *run) loop(ctx context.Context) *Outcome {
 		if err := Check(dups > 0, r.opts.Strict.Pairing, fmt.Sprintf("the model reused %d tool-call IDs", dups)); err != nil {
 			return r.finish(StatusFailed, err.Error(), err)
 		}
-		r.msgs = append(r.msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: calls})
-		if err := r.callTools(toolCtx, calls, turn); err != nil {
+		calls, kept, over := r.boundCalls(calls, turn)
+		r.msgs = append(r.msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: kept})
+		err = r.callTools(toolCtx, calls, kept, turn)
+		r.answerOver(kept, over, turn)
+		if err != nil {
 			return r.finish(StatusCancelled, "cancelled", err)
 		}
 		r.checkpoint()
@@ -222,17 +225,19 @@ func (r *run) loop(ctx context.Context) *Outcome {
 // callTools runs the tool phase of a turn, one call after the other. A
 // running call always finishes (MaxTurns is checked between turns). It
 // returns an error only when ctx is done, after closing every open call so
-// that the history stays paired.
-func (r *run) callTools(ctx context.Context, calls []ToolCall, turn int) error {
+// that the history stays paired. kept is the conversation's copy of calls
+// (see boundCalls).
+func (r *run) callTools(ctx context.Context, calls, kept []ToolCall, turn int) error {
 	for i, c := range calls {
 		r.emit(Event{Kind: EventToolCall, Turn: turn, Tool: c.Name})
 		res, err := r.opts.Tools.Call(ctx, c.Name, c.Arguments)
 		if err != nil {
 			for _, rest := range calls[i:] {
-				r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: rest.ID, Content: `{"code":"internal","reason":"cancelled"}`})
+				r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: rest.ID, Content: `{"code":"cancelled","reason":"the run was cancelled"}`})
 			}
 			return err
 		}
+		dropRefusedArgs(&kept[i], res)
 		r.out.Steps = append(r.out.Steps, Step{Turn: turn, Tool: c.Name, OK: !res.IsError, Code: string(res.Code)})
 		r.emit(Event{Kind: EventToolResult, Turn: turn, Tool: c.Name, Code: string(res.Code), Message: summarize(res)})
 		r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: c.ID, Content: res.Content})

@@ -2,8 +2,8 @@ package lspserver
 
 import (
 	"context"
-	"errors"
 	"io"
+	"log/slog"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -42,13 +42,13 @@ func (codec) Unmarshal(data []byte, v any) error {
 
 // NewConn returns a JSON-RPC connection over rwc with LSP framing and the
 // protocol codec. The headless client uses it too.
-func NewConn(rwc io.ReadWriteCloser) jsonrpc2.Conn { return newConn(rwc, nil, nil) }
+func NewConn(rwc io.ReadWriteCloser) jsonrpc2.Conn { return newConn(rwc, nil, nil, nil) }
 
 // newConn is [NewConn] that also tells replied, when it is not nil, the ID
 // of each response written to the stream while waiting says some are
-// awaited.
-func newConn(rwc io.ReadWriteCloser, waiting func() bool, replied func(jsonrpc2.ID)) jsonrpc2.Conn {
-	var st jsonrpc2.Stream = tolerantStream{jsonrpc2.NewHeaderStream(rwc)}
+// awaited, and tells bad why a malformed message was refused.
+func newConn(rwc io.ReadWriteCloser, waiting func() bool, replied func(jsonrpc2.ID), bad func(string)) jsonrpc2.Conn {
+	var st jsonrpc2.Stream = newStream(rwc, bad)
 	if replied != nil {
 		st = replyStream{st, waiting, replied}
 	}
@@ -97,24 +97,6 @@ func responseID(msg jsonrpc2.Message) (jsonrpc2.ID, bool) {
 	return jsonrpc2.ID{}, false
 }
 
-// tolerantStream answers a frame whose body is not JSON-RPC with a -32700
-// or -32600 error (id null) and reads on, as JSON-RPC 2.0 says, instead of
-// ending the session over one bad message.
-type tolerantStream struct{ jsonrpc2.Stream }
-
-func (s tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	for {
-		msg, n, err := s.Stream.Read(ctx)
-		var we *jsonrpc2.Error
-		if err == nil || !errors.As(err, &we) || (we.Code != jsonrpc2.ParseError && we.Code != jsonrpc2.InvalidRequest) {
-			return msg, n, err
-		}
-		if _, werr := s.Stream.Write(ctx, jsonrpc2.NewResponse(jsonrpc2.ID{}, nil, we)); werr != nil {
-			return nil, 0, werr
-		}
-	}
-}
-
 // readWatcher reports the first failed Read of a transport: the client is
 // gone, so runs must stop now rather than when the connection drains.
 type readWatcher struct {
@@ -128,4 +110,13 @@ func (r readWatcher) Read(p []byte) (int, error) {
 		r.lost()
 	}
 	return n, err
+}
+
+// badMessage is told by the stream why it refused a message (E1, A14):
+// the log and the client's log window say it, and the session goes on.
+func (s *Server) badMessage(reason string) {
+	s.log.Warn("Refused a malformed message", slog.String("reason", reason))
+	if s.conn != nil {
+		s.logMessage(context.Background(), protocol.MessageTypeWarning, "agentls: refused a malformed message: "+reason)
+	}
 }

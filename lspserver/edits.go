@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -84,6 +85,9 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		ch = &tools.FileChange{Path: ch.Path, Old: ch.Old, New: ch.New, Create: ch.Create, Tool: ch.Tool, Control: true}
 	}
 	u := s.uriFor(ch.Path)
+	if doc, open := s.docs.get(u); open && !doc.held {
+		return refuse("%s is open in a buffer larger than agentls holds", ch.Path), nil
+	}
 	v := p.view(ch.Path)
 	switch {
 	case ch.Create && v.exists:
@@ -171,17 +175,25 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 }
 
 // ask and call bound one question or request of a proposal by the run's
-// approval timeout; no answer in time is a deny.
+// approval timeout; no answer in time is a deny. The wait does not count
+// against the tool call's own time limit (tools.AwaitUser): the approval
+// timeout alone bounds it.
 func (p *proposer) ask(ctx context.Context, typ protocol.MessageType, msg string, actions ...string) string {
+	defer tools.AwaitUser(ctx)()
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	return p.s.ask(ctx, typ, msg, actions...)
 }
 
 func (p *proposer) call(ctx context.Context, method string, params, result any) error {
+	defer tools.AwaitUser(ctx)()
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	return p.s.clientCall(ctx, method, params, result)
+	err := p.s.clientCall(ctx, method, params, result)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within the approval timeout of %s", p.timeout)
+	}
+	return err
 }
 
 func stale(format string, args ...any) *tools.EditOutcome {

@@ -129,6 +129,9 @@ func (s *Server) notification(ctx context.Context, method string, params jsonrpc
 	var err error
 	switch method {
 	case "exit":
+		s.mu.Lock()
+		s.exitEarly = state != stateShutdown
+		s.mu.Unlock()
 		s.exit()
 	case "initialized":
 		s.initialized()

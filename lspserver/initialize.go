@@ -44,6 +44,7 @@ func (s *Server) initialize(ctx context.Context, params jsonrpc2.RawMessage) (an
 	s.log.Info("Client", slog.String("name", caps.clientName), slog.String("version", caps.clientVersion),
 		slog.Bool("confirmsAnnotations", caps.confirmsAnnotations))
 	s.startWatch(root)
+	s.cleanTemps(root)
 
 	sync := protocol.TextDocumentSyncKindIncremental
 	t := true

@@ -1,8 +1,10 @@
 package lspserver_test
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
 )
 
@@ -28,13 +30,14 @@ func TestServer_E2_ShutdownThenExit(t *testing.T) {
 	}
 }
 
-// E2: exit without shutdown also ends Serve.
-func TestServer_E2_ExitEndsServe(t *testing.T) {
+// E2, E11: exit without shutdown also ends Serve, with
+// ErrExitWithoutShutdown: the spec's exit code 1 for the process.
+func TestServer_E11_ExitWithoutShutdown(t *testing.T) {
 	h := start(t, setup{})
 	if err := h.c.Notify(h.ctx(), "exit", nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.c.WaitServe(wait); err != nil {
-		t.Fatalf("Serve after exit: %v", err)
+	if err := h.c.WaitServe(wait); !errors.Is(err, lspserver.ErrExitWithoutShutdown) {
+		t.Fatalf("Serve after exit without shutdown: %v, want ErrExitWithoutShutdown", err)
 	}
 }

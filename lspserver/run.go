@@ -51,6 +51,9 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	if r.ext != nil {
 		r.ext.Stop(context.WithoutCancel(rctx), r.id, s.root, string(out.Status))
 	}
+	if c, ok := r.opts.Model.(idleCloser); ok {
+		c.CloseIdleConnections() // no idle model connections pile up between runs
+	}
 	res := s.finishRun(ctx, rctx, r, out)
 	prog.end(string(out.Status))
 	r.log.Info("Run ended", slog.String("status", string(out.Status)), slog.Int("turns", out.Turns))
@@ -59,6 +62,10 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	}
 	return res, nil
 }
+
+// idleCloser is a model whose client can close its idle connections
+// (agent/openai's).
+type idleCloser interface{ CloseIdleConnections() }
 
 // outcomeError is the wire error of a run that has no result: the
 // request's own cancellation (-32800) or a model failure (RequestFailed

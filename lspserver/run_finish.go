@@ -18,7 +18,7 @@ import (
 // gets them onto the disk (or says which are not yet). ctx is the
 // request's context, rctx the run's.
 func (s *Server) finishRun(ctx, rctx context.Context, r *run, out *agent.Outcome) *command.Result {
-	res := &command.Result{SessionID: r.id, RunID: r.runID, Status: command.Status(out.Status), Summary: out.Summary,
+	res := &command.Result{SessionID: r.id, RunID: r.runID, Status: command.Status(out.Status), Summary: boundSummary(out.Summary, r.log),
 		Steps: wireSteps(out.Steps), Incomplete: out.Incomplete}
 	if r.mode.Findings() {
 		if out.Status == agent.StatusDone {
@@ -47,4 +47,23 @@ func (s *Server) fallbackFindings(ctx context.Context, sink *findingSink, text s
 			s.logMessage(ctx, protocol.MessageTypeInfo, "agentls: dropped a finding: "+err.Error())
 		}
 	}
+}
+
+// maxSummaryBytes bounds the summary of a command result: a runaway model
+// answer must not become a 10 MB message to the editor.
+const maxSummaryBytes = 64 << 10
+
+// boundSummary cuts a summary over maxSummaryBytes, at a character
+// boundary, and says so; the whole answer stays in the run's messages
+// (the session).
+func boundSummary(s string, log *slog.Logger) string {
+	if len(s) <= maxSummaryBytes {
+		return s
+	}
+	head := strings.ToValidUTF8(s[:maxSummaryBytes], "")
+	if i := strings.LastIndexByte(head, '\n'); i > maxSummaryBytes*3/4 {
+		head = head[:i] // end on a whole line when one is near
+	}
+	log.Info("Summary cut for the editor", slog.Int("bytes", len(s)), slog.Int("kept", len(head)))
+	return head + fmt.Sprintf("\n\n[cut: %d more bytes; the full answer is kept in the session]", len(s)-len(head))
 }

@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -64,15 +65,21 @@ type Options struct {
 	SessionLimits *session.Limits
 }
 
+// ErrExitWithoutShutdown is returned by [Serve] when the client sent exit
+// before shutdown: the specification asks the server process to exit
+// with code 1 then.
+var ErrExitWithoutShutdown = errors.New("exit without shutdown")
+
 // Serve speaks LSP over rwc until the client exits, the stream ends or ctx
 // is done, then stops every run and returns once all its goroutines have.
+// An exit that did not follow shutdown is [ErrExitWithoutShutdown].
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
 	var stopLife context.CancelFunc
 	s.life, stopLife = context.WithCancel(context.WithoutCancel(ctx))
 	lost := make(chan struct{})
 	var once sync.Once
-	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied)
+	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied, s.badMessage)
 	s.conn = conn
 	conn.Go(ctx, s.handle)
 	select {
@@ -87,6 +94,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	stopLife()
 	s.bg.Wait()
 	defer s.closeExtensions()
+	s.auditSummary()
 	closed := make(chan struct{})
 	go func() {
 		_ = conn.Close() // closing a finished stream may report an already-closed pipe
@@ -98,9 +106,19 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 		// A transport whose Close cannot interrupt a blocked Read (a
 		// blocking stdin): the caller is about to exit the process.
 		s.log.Warn("Connection did not close in time")
-		return nil
+		return s.exitErr(nil)
 	}
-	return conn.Err()
+	return s.exitErr(conn.Err())
+}
+
+// exitErr is err, or ErrExitWithoutShutdown when the session ended that way.
+func (s *Server) exitErr(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exitEarly {
+		return ErrExitWithoutShutdown
+	}
+	return err
 }
 
 // Server is one LSP connection: one client, one workspace.
@@ -117,7 +135,7 @@ type Server struct {
 	policy    policyState
 	// life is the session: cancelled when Serve returns, which then waits
 	// for bg, the session's background work (the file watch, policy
-	// reloads, registrations).
+	// reloads, registrations, the sweep of stale temp files).
 	life context.Context
 	bg   sync.WaitGroup
 
@@ -125,12 +143,16 @@ type Server struct {
 	exitOnce sync.Once
 	initOnce sync.Once // initialized starts the session's background work once
 
-	mu       sync.Mutex // guards the fields below
-	state    lifecycle
-	exiting  bool   // set at exit: no new calls are counted
-	root     string // absolute, symlinks resolved
-	caps     clientCaps
-	inflight map[jsonrpc2.ID]*pendingCall
+	started time.Time // when the server was made: files older are not ours in progress
+
+	mu      sync.Mutex // guards the fields below
+	state   lifecycle
+	exiting bool // set at exit: no new calls are counted
+	// exitEarly: the client sent exit before shutdown (exit code 1).
+	exitEarly bool
+	root      string // absolute, symlinks resolved
+	caps      clientCaps
+	inflight  map[jsonrpc2.ID]*pendingCall
 	// unanswered are the calls counted for drain whose response is not
 	// yet written; quiet is closed whenever there are none.
 	unanswered map[jsonrpc2.ID]bool
@@ -182,6 +204,7 @@ func newServer(opts *Options) *Server {
 		diagURIs:   make(map[uri.URI]bool),
 		policy:     policyState{kick: make(chan struct{}, 1)},
 		life:       context.Background(),
+		started:    time.Now(),
 	}
 	if opts != nil {
 		s.opts = *opts
@@ -196,6 +219,7 @@ func newServer(opts *Options) *Server {
 	if s.opts.Exec == nil {
 		s.opts.Exec = exec.New(nil)
 	}
+	s.watchAudit()
 	s.reg = s.opts.Registry
 	if s.reg == nil {
 		s.reg = tools.NewRegistry()

@@ -2,12 +2,15 @@ package lspserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 
 	"github.com/agentls/agentls/sandbox"
 )
 
-// maxFileSize bounds what a run reads from one file on disk.
-const maxFileSize = 8 << 20
+// maxFileSize bounds what a run reads from one file on disk: the tools'
+// limit, so that a file they accept is always read back.
+const maxFileSize = sandbox.MaxFileBytes
 
 // workspace implements tools.Workspace: open buffers first, then the disk
 // through an os.Root so containment also holds at use time.
@@ -17,10 +20,21 @@ type workspace struct {
 }
 
 func (w *workspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
-	if doc, ok := w.s.docs.get(w.s.uriFor(rel)); ok {
+	doc, ok := w.s.docs.get(w.s.uriFor(rel))
+	switch {
+	case !ok:
+		return w.root.ReadFile(rel, maxFileSize)
+	case doc.held:
 		return []byte(doc.text), nil
 	}
-	return w.root.ReadFile(rel, maxFileSize)
+	// A buffer too large to hold: the disk will do if it has the same
+	// content; the user must never get an edit based on other text.
+	if doc.known {
+		if b, err := w.root.ReadFile(rel, maxFileSize); err == nil && sha256.Sum256(b) == doc.sum {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s is open in an editor buffer larger than agentls holds (%d bytes)", sandbox.ErrTooLarge, rel, maxDocBytes)
 }
 
 // disk reads rel from disk only, ignoring buffers.

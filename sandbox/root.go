@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,12 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // ErrTooLarge is returned by [Root.ReadFile] for a file over its limit.
 var ErrTooLarge = errors.New("file too large")
+
+// MaxFileBytes is the largest workspace file agentls loads: what the file
+// tools read, edit and write, and what the server reads from disk or holds
+// of an open buffer. One limit, so that a file one side accepts is never
+// refused by the other.
+const MaxFileBytes = 10 << 20
 
 // Root does file I/O confined to a workspace directory. It wraps an
 // [os.Root], so a symlink swapped in after [ResolvePath] still cannot lead
@@ -139,6 +144,10 @@ func typeErr(m fs.FileMode) error {
 // WriteFileAtomic replaces (or creates) the file rel with data, so that
 // readers see either the old or the new content, never a mix: it writes a
 // temporary file in the same directory, syncs it, and renames it over rel.
+// On Linux the data is written to an unnamed file (O_TMPFILE) that gets its
+// temporary name only once complete, so a crash while writing leaves no
+// file behind; elsewhere, or where the file system cannot, a named one
+// (".NAME.agentls-XXXXXXXXXXXX", see [Root.RemoveStaleTemps]) is used.
 // Missing parent directories are created inside the root. A new file gets
 // perm; an existing one keeps its permission bits.
 func (r *Root) WriteFileAtomic(rel string, data []byte, perm fs.FileMode) error {
@@ -159,14 +168,18 @@ func (r *Root) WriteFileAtomic(rel string, data []byte, perm fs.FileMode) error 
 		}
 		perm, keep = fi.Mode().Perm(), true
 	}
-	tmp := filepath.Join(dir, "."+filepath.Base(name)+".agentls-"+rand.Text()[:12])
-	f, err := r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.Perm())
-	if err != nil {
-		return err
-	}
-	err = writeSync(f, data, perm, keep)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	tmp := filepath.Join(dir, tempName(filepath.Base(name)))
+	done, err := r.writeUnnamed(dir, tmp, data, perm, keep)
+	if !done && err == nil {
+		var f *os.File
+		f, err = r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.Perm())
+		if err != nil {
+			return err
+		}
+		err = writeSync(f, data, perm, keep)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err == nil {
 		err = r.r.Rename(tmp, name)

@@ -117,6 +117,7 @@ func (a *approvals) ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 	if a == nil || a.approver == nil {
 		return ApprovalResponse{Answer: AnswerDeny}, false
 	}
+	defer AwaitUser(ctx)()
 	actx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	ans, err := a.approver.Approve(actx, req)

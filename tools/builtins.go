@@ -29,8 +29,8 @@ func Builtins() []*Tool {
 
 // Limits shared by the built-in tools.
 const (
-	maxFileBytes   = 10 << 20 // the largest file read_file, edit_file and write_file load
-	binarySniffLen = 8 << 10  // how much of a file decides whether it is binary
+	maxFileBytes   = sandbox.MaxFileBytes // the largest file read_file, edit_file and write_file load
+	binarySniffLen = 8 << 10              // how much of a file decides whether it is binary
 )
 
 // description returns the embedded description of the tool name.
@@ -139,6 +139,9 @@ func loadFile(ctx context.Context, env *Env, rel string) (content []byte, exists
 		return nil, false, nil, ctx.Err()
 	case errors.Is(rerr, fs.ErrNotExist):
 		return nil, false, nil, nil
+	case errors.Is(rerr, sandbox.ErrTooLarge): // an editor buffer over the limit
+		return nil, false, failure(CodeResourceLimit, "path", fmt.Sprintf("%s is too large to load; the limit is %d bytes", rel, maxFileBytes),
+			"use search to find the part you need"), nil
 	}
 	return nil, false, failure(CodeInvalidArgs, "path", "cannot read "+rel+": "+errReason(rerr), ""), nil
 }

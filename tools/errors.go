@@ -27,6 +27,7 @@ const (
 	CodeAmbiguousMatch   Code = "ambiguous_match"   // edit_file: old_text found more than once
 	CodeResourceLimit    Code = "resource_limit"    // a size or count limit was hit
 	CodeTimeout          Code = "timeout"           // the call took too long
+	CodeCancelled        Code = "cancelled"         // the run was cancelled before the call finished
 	CodeUnavailable      Code = "unavailable"       // the capability is absent in this run
 	CodeToolUnavailable  Code = "tool_unavailable"  // the tool's MCP server crashed or stopped; its tools are gone
 	CodeInternal         Code = "internal"          // a bug or broken infrastructure

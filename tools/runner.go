@@ -23,6 +23,10 @@ import (
 // MaxResultChars bounds what one tool result may put into the conversation.
 const MaxResultChars = 30000
 
+// MaxArgsBytes bounds the arguments of one call, checked before they are
+// parsed: above the largest a schema allows (1 MiB of text, JSON-escaped).
+const MaxArgsBytes = 4 << 20
+
 // RunnerOptions configures a [Runner] for one agent run.
 type RunnerOptions struct {
 	// Allowed are the tool names offered to the model in this run. The
@@ -31,7 +35,10 @@ type RunnerOptions struct {
 	// ReadOnly refuses every tool whose risk is not read or none, even when
 	// it is in Allowed: the fallback layer of a plan run (E4).
 	ReadOnly bool
-	// Timeout bounds one call; zero means 2 minutes.
+	// Timeout bounds the execution of one call; zero means 2 minutes. The
+	// time the call waits for the user ([AwaitUser]: its approval, an edit
+	// question, a pending applyEdit) does not count: questions are bounded
+	// by the policy's approval timeout alone.
 	Timeout time.Duration
 	// Policy decides allow / ask / deny and bounds every question to the
 	// user ([Policy.QuestionTimeout]); nil means the editor defaults.
@@ -128,8 +135,14 @@ func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
 	if res.IsError {
 		rec.Code = res.Code
 	}
+	switch {
+	case res.Code == CodeApprovalDenied, res.Code == CodeApprovalRequired, res.Code == CodeCancelled:
+		rec.ApprovedBy = "" // nobody approved it
+	case rec.ApprovedBy == "diff" && res.IsError:
+		rec.ApprovedBy = "" // the change was not applied
+	}
 	rec.ProposedSHA256, rec.AppliedSHA256 = res.ProposedSHA256, res.AppliedSHA256
-	rec.DurationMS = time.Since(start).Milliseconds()
+	rec.DurationMS = int64((time.Since(start) + time.Millisecond - 1) / time.Millisecond)
 	r.opts.Audit.Record(rec)
 	r.log.Info("Tool call", slog.String("tool", name), slog.String("decision", string(rec.Decision)),
 		slog.String("rule", rec.Rule), slog.String("result", string(res.Code)), slog.Duration("took", time.Since(start)))
@@ -153,6 +166,10 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 			Recovery: "available tools: " + strings.Join(r.allowedNames(), ", "), Rule: "gateway.unknown_tool"})
 	}
 	t := e.tool
+	if len(args) > MaxArgsBytes {
+		return refused(t, &ToolError{Code: CodeResourceLimit, Reason: fmt.Sprintf("the arguments have %d bytes; the limit is %d", len(args), MaxArgsBytes),
+			Recovery: "send smaller arguments: split the work into several calls", Rule: "gateway.args_size"})
+	}
 	// T1: the arguments are one JSON object.
 	raw := []byte(strings.TrimSpace(args))
 	if len(raw) == 0 {
@@ -235,6 +252,10 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res
 	env := *r.env // this call's copy: the run's approvals and this verdict
 	env.approvals = r.ask
 	env.control = p.verdict.Control
+	// T8's time limit runs from here; every question stops it (AwaitUser).
+	cctx, cancel := withExecLimit(ctx, r.opts.Timeout)
+	defer cancel()
+	defer func() { rec.WaitMS = cctx.waitedFor().Milliseconds() }()
 	switch {
 	case p.verdict.Decision == Allow && !p.verdict.Control:
 		rec.ApprovedBy = "policy"
@@ -244,7 +265,7 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res
 		// or the gateway's question for a proposer that shows nothing.
 		rec.ApprovedBy = "diff"
 	default:
-		by, refusal := r.ask.call(ctx, t, &p.verdict)
+		by, refusal := r.ask.call(cctx, t, &p.verdict)
 		if refusal != nil {
 			return refusal.Result(), false, nil
 		}
@@ -252,12 +273,10 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res
 		env.userApproved = by == "user" || by == "user(always)"
 	}
 	// T8: run, bounded in time, with panics contained.
-	cctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
 	res, err = r.run(cctx, t, &env, p.args)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Fail(CodeInternal, "", "cancelled", ""), true, ctx.Err()
+			return Fail(CodeCancelled, "", "the run was cancelled before the call finished", ""), true, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", t.Name, r.opts.Timeout), "narrow the request"), true, nil

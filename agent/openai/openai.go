@@ -43,8 +43,8 @@ type Options struct {
 	BaseURL string // default DefaultBaseURL
 	APIKey  string // empty: no Authorization header
 	Model   string // required
-	// HTTPClient sends the requests; nil means a client with a clone of
-	// http.DefaultTransport.
+	// HTTPClient sends the requests; nil means a client of the Model's own
+	// from [NewHTTPClient]. A server shares one among its runs.
 	HTTPClient *http.Client
 	// Logger receives retries and failures (never the key); nil discards.
 	Logger *slog.Logger
@@ -72,6 +72,7 @@ type Options struct {
 // safe for concurrent use.
 type Model struct {
 	client     openai.Client
+	httpc      *http.Client
 	model      string
 	log        *slog.Logger
 	redact     func(string) string
@@ -119,11 +120,13 @@ func New(opts *Options) (*Model, error) {
 		option.WithAPIKey(o.APIKey),
 		option.WithMaxRetries(0),
 	}
-	if o.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(o.HTTPClient))
+	if o.HTTPClient == nil {
+		o.HTTPClient = NewHTTPClient()
 	}
+	ro = append(ro, option.WithHTTPClient(o.HTTPClient))
 	return &Model{
 		client:     openai.NewClient(ro...),
+		httpc:      o.HTTPClient,
 		model:      o.Model,
 		log:        o.Logger,
 		redact:     redactor(o.APIKey),

@@ -63,7 +63,7 @@ var thirdParty = map[string][]string{
 // depsRules). The sandbox imports only the standard library and what its
 // concerns need: the shell parser, the SQLite driver, system calls.
 var closedThirdParty = map[string][]string{
-	"sandbox":           {},
+	"sandbox":           {"golang.org/x/sys/"}, // O_TMPFILE and linkat for atomic writes
 	"sandbox/shell":     {"mvdan.cc/sh/"},
 	"sandbox/exec":      {"golang.org/x/sys/"},
 	"sandbox/sqlguard":  {"modernc.org/"},

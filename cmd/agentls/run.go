@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -32,7 +33,7 @@ const usage = `usage:
   agentls demo                         offline demo with a built-in scripted model
   agentls version [--sandbox]          the version, and which sandbox layers this machine has
 
-Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, or ~/.config/agentls/config.json.
+Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, AGENTLS_STALL_TIMEOUT, or ~/.config/agentls/config.json.
 `
 
 // run is main without the process: it returns the exit code.
@@ -69,6 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "agentls %s\n", version)
+		fmt.Fprintln(stdout, auditHealth(getenv))
 		if len(args) > 0 && args[0] == "--sandbox" {
 			r := exec.New(nil)
 			fmt.Fprint(stdout, r.Layers())
@@ -120,7 +122,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	defer procs.Close()
 	opts.Exec = procs
 	opts.StartExtensions = startExtensions(getenv, log, true)
-	if err := lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts); err != nil && !errors.Is(err, context.Canceled) {
+	err = lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts)
+	switch {
+	case errors.Is(err, lspserver.ErrExitWithoutShutdown):
+		log.Warn("Exit without shutdown; exit code 1, as the LSP specification asks")
+		return 1
+	case err != nil && !errors.Is(err, context.Canceled):
 		log.Error("Server stopped", slog.String("err", err.Error()))
 		return 1
 	}
@@ -148,6 +155,7 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 	if p := getenv("AGENTLS_POLICY"); p != "" {
 		userPolicy = p // the editor's agentls.policyFile setting
 	}
+	httpc := openai.NewHTTPClient() // one for the server, shared by its runs
 	return &lspserver.Options{
 		StateDir:      stateDir(getenv),
 		Logger:        log,
@@ -163,7 +171,8 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 			if cfg.Model == "" {
 				return nil, errors.New("no model configured: set AGENTLS_MODEL (and OPENAI_BASE_URL for a local server), or run `agentls demo`")
 			}
-			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log})
+			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log, HTTPClient: httpc,
+				StallTimeout: cfg.StallTimeout()})
 		},
 	}, nil
 }
@@ -182,6 +191,20 @@ func openAudit(opts *lspserver.Options, getenv func(string) string, log *slog.Lo
 	}
 	opts.Audit = audit
 	return closer
+}
+
+// auditHealth is the health line of the audit log for `agentls version`:
+// where it is and whether records can be appended to it.
+func auditHealth(getenv func(string) string) string {
+	dir := stateDir(getenv)
+	if dir == "" {
+		return "audit log: none (no HOME or XDG_STATE_HOME)"
+	}
+	path := filepath.Join(dir, "audit.jsonl")
+	if err := tools.CheckAuditLog(dir); err != nil {
+		return fmt.Sprintf("audit log: %s: NOT WRITABLE: %v", path, err)
+	}
+	return fmt.Sprintf("audit log: %s (writable)", path)
 }
 
 // stdio joins stdin and stdout into the server's stream. Close closes

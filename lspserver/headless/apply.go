@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/sandbox"
 )
 
 // applyEdit shows the proposal, asks for each annotated hunk, and writes
@@ -99,7 +100,7 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 		if now, err := os.ReadFile(path); (err == nil) != existed || string(now) != old {
 			return fail("stale: " + rel + " changed on disk while the change was being confirmed"), nil
 		}
-		if err := writeAtomic(path, []byte(next)); err != nil {
+		if err := c.writeAtomic(rel, []byte(next)); err != nil {
 			return fail("write " + rel + ": " + err.Error()), nil
 		}
 		applied = true
@@ -134,37 +135,16 @@ func (c *client) pathOf(raw string) (path, rel string, err error) {
 	return path, filepath.ToSlash(rel), nil
 }
 
-// writeAtomic writes data next to path and renames it into place, keeping
-// the file's mode, so a crash never leaves a half-written file.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".agentls-*")
+// writeAtomic writes data to the workspace file rel, atomically and
+// keeping its mode, through the sandbox's os.Root: a crash never leaves a
+// half-written file, nor (on Linux) a temporary one.
+func (c *client) writeAtomic(rel string, data []byte) error {
+	root, err := sandbox.OpenRoot(c.root)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	defer root.Close()
+	return root.WriteFileAtomic(rel, data, 0o644)
 }
 
 // deleteFile deletes a file (agentls deletes only files a reverted run

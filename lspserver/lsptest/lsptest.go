@@ -333,6 +333,14 @@ func (c *Client) WriteFrame(ctx context.Context, body []byte) error {
 	return err
 }
 
+// WriteRaw sends b to the server as it is, framing included: the way to
+// send malformed headers. One call is one write on the pipe, never mixed
+// with the client's own frames.
+func (c *Client) WriteRaw(b []byte) error {
+	_, err := c.pipe.Write(b)
+	return err
+}
+
 // Messages returns the log of server messages so far.
 func (c *Client) Messages() []Message {
 	c.mu.Lock()
