@@ -255,6 +255,7 @@ var nodeScenarios = []nodeScenario{
 	{name: "stale_while_asked_T17_E10", scenario: "stale-question", allTurns: true, checkWS: staleToModel},
 	{name: "stale_while_preview_open_T17_E14", scenario: "stale-annotated", allTurns: true, checkWS: staleToModel},
 	{name: "sublime_asked_first_E14", scenario: "sublime", allTurns: true},
+	{name: "control_files_E15", scenario: "control-files", allTurns: true},
 	{name: "bad_input_E3", scenario: "bad-input", check: func(t *testing.T, reqs []modelRequest) {
 		if len(reqs) != 0 {
 			t.Errorf("bad input reached the model: %d requests", len(reqs))

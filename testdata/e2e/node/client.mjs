@@ -15,7 +15,7 @@
 // the exit code is 1 if any check failed, 2 on a crash or timeout.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -734,6 +734,8 @@ const sessionOptions = {
 	// E14: Sublime Text LSP advertises changeAnnotationSupport but applies
 	// annotated edits without asking.
 	sublime: { experimentalSave: false, clientInfo: { name: 'Sublime Text LSP', version: '2.3.0' } },
+	// E15: VS Code under a user policy that allows every write.
+	'control-files': { clientInfo: { name: 'Visual Studio Code', version: '1.101.0' } },
 };
 
 // changeOutside changes a file on disk behind the editor: a line added on
@@ -839,6 +841,43 @@ Object.assign(scenarios, {
 		}
 		check(doc.text === before.replace('"hello, "', '"Hello, "'), 'E6 edit applied after the approval', doc.text);
 		check(r.edits?.proposed === 1 && r.edits?.applied === 1, 'E6 edits {proposed:1, applied:1}', r.edits);
+	},
+
+	// control-files (#11 Done-when 4): under a user policy that allows
+	// every write, notes.txt is written without a question, the editor
+	// settings .vscode/settings.json only after a question with a warning
+	// (which the user declines here), and agentls' own .agentls/policy.json
+	// is refused outright: no question, no edit (E15).
+	async 'control-files'(s) {
+		const cfg = path.join(process.env.XDG_CONFIG_HOME, 'agentls');
+		mkdirSync(cfg, { recursive: true });
+		writeFileSync(path.join(cfg, 'policy.json'), JSON.stringify({ allow: ['write_file(**)', 'edit_file(**)'] }));
+		// The files exist (this client cannot create files): the model edits them.
+		const files = { 'notes.txt': 'notes\n', '.vscode/settings.json': '{}\n', '.agentls/policy.json': '{}\n' };
+		for (const [rel, text] of Object.entries(files)) {
+			mkdirSync(path.dirname(path.join(s.workspace, rel)), { recursive: true });
+			writeFileSync(path.join(s.workspace, rel), text);
+		}
+		s.chooseAction = (p) => (p.message?.includes('.vscode/settings.json') ? p.actions?.find((a) => a.title === 'Deny') ?? null : p.actions?.find((a) => a.title === 'Approve') ?? null);
+		const doc = s.open(MAIN_GO);
+		const res = await settle(s.execute('agentls.execute', [commandArg(doc, 'Set the project up.')]));
+		if (!check(!res.error, 'E3 agentls.execute answers a result', res.error && describeError(res.error))) return;
+		const r = res.result;
+		log(`result: ${JSON.stringify(r)}`);
+		checkResultShape(r, 'control-files');
+		const touches = (p, name) => JSON.stringify(p.edit ?? {}).includes(name);
+		const notes = s.applyEdits.filter((p) => touches(p, 'notes.txt'));
+		check(notes.length === 1, 'E15 notes.txt is proposed once', s.applyEdits.length);
+		check(notes.every((p) => Object.values(p.edit?.changeAnnotations ?? {}).every((a) => a.needsConfirmation !== true)), 'E15 notes.txt needs no confirmation under the allow-all policy', notes[0]?.edit?.changeAnnotations);
+		check(!s.showMessageRequests.some((q) => q.message?.includes('notes.txt')), 'E15 no question about notes.txt', s.showMessageRequests);
+		const warn = s.showMessageRequests.find((q) => q.message?.includes('.vscode/settings.json'));
+		check(!!warn && warn.message.includes('WARNING'), 'E15 .vscode/settings.json is asked with a warning', s.showMessageRequests);
+		check(!!warn && !(warn.actions ?? []).some((a) => /always/i.test(a.title)), 'E15 the question offers no "always"', warn?.actions);
+		check(!s.applyEdits.some((p) => touches(p, '.vscode/settings.json')), 'E15 the declined settings change is never sent', s.applyEdits.length);
+		check(!s.applyEdits.some((p) => touches(p, '.agentls')) && !s.showMessageRequests.some((q) => q.message?.includes('.agentls')), 'E15 .agentls/policy.json: no edit and no question', s.showMessageRequests);
+		check(readFileSync(path.join(s.workspace, '.vscode', 'settings.json'), 'utf8') === '{}\n' && readFileSync(path.join(s.workspace, '.agentls', 'policy.json'), 'utf8') === '{}\n', 'E15 neither control file changed on disk');
+		const steps = r.steps ?? [];
+		check(steps.some((st) => st.code === 'protected_path'), 'E15 the model is told protected_path', steps);
 	},
 });
 
