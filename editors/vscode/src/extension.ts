@@ -21,7 +21,6 @@ import {
 	ResponseError,
 	ServerOptions,
 	StaticFeature,
-	TransportKind,
 } from 'vscode-languageclient/node';
 
 // The wire shapes, generated from the server's Go package lspserver/command.
@@ -101,7 +100,9 @@ function serverOptions(): ServerOptions {
 	return {
 		command: cfg.get<string>('serverPath') || 'agentls',
 		args: ['serve'],
-		transport: TransportKind.stdio,
+		// No transport: with TransportKind.stdio the client would append
+		// --stdio; without one it talks over the child's stdin/stdout all
+		// the same (#13).
 		options: { env, cwd: folder },
 	};
 }
