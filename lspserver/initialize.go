@@ -111,6 +111,7 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 		if json.Unmarshal(c.Experimental, &exp) == nil {
 			caps.saveDocuments = exp.Agentls.SaveDocuments
 			caps.editText = exp.Agentls.EditText
+			caps.runEvents = exp.Agentls.RunEvents
 		}
 	}
 	return caps

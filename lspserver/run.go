@@ -32,10 +32,14 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	rctx, untrack := s.trackRun(ctx, r.id)
 	defer untrack()
 	r.log.Info("Run started", slog.String("target", r.rel))
+	events := s.newRunEvents(rctx, r.id)
+	events.started(mode, "agentls "+mode.String()+" "+r.rel)
 	prog := s.beginProgress(rctx, r.id, "agentls "+mode.String())
+	prog.events = events
 	r.opts.Reporter = prog
 	out := agent.Run(rctx, r.opts)
 	res := s.finishRun(ctx, rctx, r, out)
+	events.ended(out.Status)
 	prog.end(string(out.Status))
 	r.log.Info("Run ended", slog.String("status", string(out.Status)), slog.Int("turns", out.Turns))
 	if err := outcomeError(ctx, out); err != nil {

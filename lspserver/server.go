@@ -127,6 +127,7 @@ type clientCaps struct {
 	workDoneProgress bool
 	saveDocuments    bool // experimental.agentls.saveDocuments
 	editText         bool // experimental.agentls.editText
+	runEvents        bool // experimental.agentls.runEvents
 }
 
 func newServer(opts *Options) *Server {

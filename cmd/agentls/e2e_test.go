@@ -84,6 +84,9 @@ func TestE2E(t *testing.T) {
 		}
 	})
 
+	// E12: the packaged extension in a real VS Code (e2e_vscode_test.go).
+	t.Run("VSCode_E12", func(t *testing.T) { testVSCode(t, repo, bin) })
+
 	// E13: the Neovim plugin, headless, with scripted answers to its prompts.
 	t.Run("Neovim_E13", func(t *testing.T) {
 		model := startModel(t, repo, "nvim")
