@@ -98,7 +98,7 @@ step "$("$cs_src/node_modules/.bin/code-server" --version 2>/dev/null | head -1 
 
 vsc=$repo/editors/vscode
 stamp=$vsc/.stamp-vsix
-want=$(hash_of "$vsc/package.json" "$vsc/package-lock.json" "$vsc/tsconfig.json" "$vsc/README.md" "$vsc/.vscodeignore" "$vsc"/src/*.ts)
+want=$(hash_of "$vsc/package.json" "$vsc/package-lock.json" "$vsc/tsconfig.json" "$vsc/README.md" "$vsc/LICENSE" "$vsc/.vscodeignore" "$vsc"/src/*.ts)
 if [[ -f $vsc/agentls.vsix && -f $stamp && $(cat "$stamp") == "$want" ]]; then
 	step "editors/vscode/agentls.vsix is up to date"
 else

@@ -18,10 +18,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -81,6 +84,11 @@ func newVSCodeE2E(t *testing.T, repo, bin string) *vscodeE2E {
 func testVSCode(t *testing.T, repo, bin string) {
 	e := newVSCodeE2E(t, repo, bin)
 	model := startModel(t, repo, "vscode")
+	// The key comes from VS Code's SecretStorage ("agentls: Set API Key",
+	// the driver's first step), not from the environment.
+	keys := &authRecorder{next: model.Handler}
+	keyed := httptest.NewServer(keys)
+	t.Cleanup(keyed.Close)
 	ws := copyWorkspace(t, repo)
 	// A cloned repository tries to redirect the extension: machine-scoped
 	// settings in .vscode/settings.json must be ignored (#13).
@@ -105,7 +113,16 @@ func testVSCode(t *testing.T, repo, bin string) {
 		"git.enabled":                                  false,
 	})
 	exts := filepath.Join(data, "extensions")
-	env := append(modelEnv(t, model),
+	var env []string
+	for _, kv := range modelEnv(t, model) {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"OPENAI_BASE_URL="+keyed.URL+"/v1",
 		"PATH="+filepath.Dir(e.node24)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		// Nothing reaches out: the gallery is a closed loopback port.
 		`EXTENSIONS_GALLERY={"serviceUrl":"http://127.0.0.1:9/"}`,
@@ -129,7 +146,7 @@ func testVSCode(t *testing.T, repo, bin string) {
 
 	result := filepath.Join(data, "driver-result.json")
 	driver := exec.Command(requireTool(t, "node"), e.driver, "--url", url, "--workspace", ws,
-		"--shots", e.shots, "--result", result, "--chromium", e.chromium)
+		"--shots", e.shots, "--result", result, "--chromium", e.chromium, "--api-key", vscodeAPIKey)
 	out, err := runBoundedFor(t, driver, filepath.Dir(e.driver), env, vscodeScenarioTime)
 	var res struct {
 		OK       bool     `json:"ok"`
@@ -157,6 +174,55 @@ func testVSCode(t *testing.T, repo, bin string) {
 	if err == nil && model.Remaining() != 0 {
 		t.Errorf("the fake model has %d scripted turns left", model.Remaining())
 	}
+	// #13: the key from SecretStorage reached the server's environment, and
+	// no setting or log holds it.
+	if got := keys.values(); len(got) == 0 || slices.ContainsFunc(got, func(v string) bool { return v != "Bearer "+vscodeAPIKey }) {
+		t.Errorf("model requests should all carry the key set with agentls: Set API Key; Authorization headers: %q", got)
+	}
+	for _, dir := range []string{filepath.Join(user, "User"), filepath.Join(user, "Machine"), filepath.Join(user, "logs"), ws} {
+		if f := fileContaining(dir, vscodeAPIKey); f != "" {
+			t.Errorf("the API key is written to %s", f)
+		}
+	}
+}
+
+// vscodeAPIKey is typed into "agentls: Set API Key".
+const vscodeAPIKey = "sk-e2e-from-secret-storage"
+
+// authRecorder records the Authorization header of each model request
+// (the test's own key; agent/script records presence only).
+type authRecorder struct {
+	next http.Handler
+	mu   sync.Mutex // guards auth
+	auth []string
+}
+
+func (a *authRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	a.auth = append(a.auth, r.Header.Get("Authorization"))
+	a.mu.Unlock()
+	a.next.ServeHTTP(w, r)
+}
+
+func (a *authRecorder) values() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.auth)
+}
+
+// fileContaining returns a file under dir that contains s, or "".
+func fileContaining(dir, s string) string {
+	found := ""
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || found != "" || info.Size() > 50<<20 {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), s) {
+			found = p
+		}
+		return nil
+	})
+	return found
 }
 
 func writeJSON(t *testing.T, path string, v any) {

@@ -9,6 +9,13 @@
 // or a code action left it out. Edits arrive as workspace/applyEdit with
 // change annotations that need confirmation, so VS Code shows its refactor
 // preview before anything changes; agentls/saveDocuments then saves them.
+// While a run goes on, agentls/runEvent fills its output channel and the
+// status bar (runs.ts).
+//
+// Settings a cloned repository could abuse (endpoint, serverPath,
+// policyFile) have machine scope: a workspace's .vscode/settings.json cannot
+// set them. The API key lives in VS Code's SecretStorage ("agentls: Set API
+// Key") and reaches the server only as OPENAI_API_KEY in its environment.
 
 import * as vscode from 'vscode';
 import {
@@ -25,21 +32,27 @@ import {
 
 // The wire shapes, generated from the server's Go package lspserver/command.
 import * as protocol from './protocol';
+import { editsText, Run, Runs, stepText } from './runs';
 
 const RUN_COMMANDS = new Set<string>([protocol.Plan, protocol.Review, protocol.Execute]);
 const NEEDS_INSTRUCTION = new Set<string>([protocol.Plan, protocol.Execute]);
 
+/** The SecretStorage key of the API key. */
+const API_KEY_SECRET = 'agentls.apiKey';
+
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
+let runs: Runs;
+let secrets: vscode.SecretStorage;
 
 /**
- * Announces experimental.agentls: saveDocuments (the server then asks us to save after an applied edit) and
- * editText (human_confirm "modify": the user edits the text the model proposed).
+ * Announces experimental.agentls: saveDocuments (the server then asks us to save after an applied edit),
+ * editText (human_confirm "modify": the user edits the text the model proposed) and runEvents (the live run view).
  */
-class SaveDocumentsFeature implements StaticFeature {
+class AgentlsFeature implements StaticFeature {
 	fillClientCapabilities(capabilities: ClientCapabilities): void {
 		const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-		const agentls: protocol.ClientCapabilities = { saveDocuments: true, editText: true };
+		const agentls: protocol.ClientCapabilities = { saveDocuments: true, editText: true, runEvents: true };
 		capabilities.experimental = { ...experimental, agentls };
 	}
 	initialize(): void {}
@@ -51,9 +64,15 @@ class SaveDocumentsFeature implements StaticFeature {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
 	output = vscode.window.createOutputChannel('agentls', { log: true });
+	secrets = context.secrets;
+	runs = new Runs(context.storageUri ?? context.globalStorageUri);
 	context.subscriptions.push(
 		output,
+		runs,
 		vscode.commands.registerCommand('agentls.restart', () => restart()),
+		vscode.commands.registerCommand('agentls.setApiKey', () => setApiKey()),
+		vscode.commands.registerCommand('agentls.showRun', () => runs.show()),
+		vscode.commands.registerCommand('agentls.openPlan', () => openPlan()),
 		vscode.workspace.onDidChangeConfiguration(async (e) => {
 			if (!e.affectsConfiguration('agentls')) return;
 			const pick = await vscode.window.showInformationMessage('agentls settings changed.', 'Restart Server');
@@ -74,10 +93,12 @@ async function restart(): Promise<void> {
 		await client.stop().catch(() => undefined);
 		client = undefined;
 	}
-	const c = new LanguageClient('agentls', 'agentls', serverOptions(), clientOptions());
-	c.registerFeature(new SaveDocumentsFeature());
+	const apiKey = await secrets.get(API_KEY_SECRET);
+	const c = new LanguageClient('agentls', 'agentls', serverOptions(apiKey), clientOptions());
+	c.registerFeature(new AgentlsFeature());
 	c.onRequest(protocol.MethodSaveDocuments, (params: protocol.SaveDocumentsParams) => saveDocuments(c, params));
 	c.onRequest(protocol.MethodEditText, (params: protocol.EditTextParams) => editText(params));
+	c.onNotification(protocol.MethodRunEvent, (e: protocol.RunEvent) => runs.event(e));
 	client = c;
 	try {
 		await c.start();
@@ -87,9 +108,39 @@ async function restart(): Promise<void> {
 	}
 }
 
-function serverOptions(): ServerOptions {
+/** setApiKey stores the key in SecretStorage (never in settings); an empty answer removes it. */
+async function setApiKey(): Promise<void> {
+	const key = await vscode.window.showInputBox({
+		title: 'agentls: API key',
+		prompt: 'The key for the OpenAI-compatible endpoint, kept in VS Code\'s secret storage. Empty: remove it.',
+		password: true,
+		ignoreFocusOut: true,
+	});
+	if (key === undefined) return;
+	if (key.trim()) await secrets.store(API_KEY_SECRET, key.trim());
+	else await secrets.delete(API_KEY_SECRET);
+	await restart(); // the key is in the server's environment only
+	void vscode.window.showInformationMessage(key.trim() ? 'agentls: API key stored; the server restarted with it.' : 'agentls: API key removed; the server restarted.');
+}
+
+/** openPlan reopens a saved plan. */
+async function openPlan(): Promise<void> {
+	const plans = await runs.plans();
+	if (!plans.length) {
+		void vscode.window.showInformationMessage('agentls: no saved plan yet; run agentls: Plan… first.');
+		return;
+	}
+	const pick = await vscode.window.showQuickPick(
+		plans.map((uri) => ({ label: uri.path.split('/').pop() ?? uri.path, uri })),
+		{ title: 'agentls: saved plans, newest first' },
+	);
+	if (pick) await vscode.window.showTextDocument(pick.uri, { preview: false });
+}
+
+function serverOptions(apiKey: string | undefined): ServerOptions {
 	const cfg = vscode.workspace.getConfiguration('agentls');
 	const env: NodeJS.ProcessEnv = { ...process.env };
+	if (apiKey) env.OPENAI_API_KEY = apiKey;
 	const model = cfg.get<string>('model');
 	const endpoint = cfg.get<string>('endpoint');
 	const policyFile = cfg.get<string>('policyFile');
@@ -140,14 +191,30 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 		if (!instruction?.trim()) return undefined;
 		arg.instruction = instruction.trim();
 	}
-	try {
-		const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as protocol.Result;
-		showResult(name, result);
-		return result;
-	} catch (e) {
-		showError(name, e);
-		return undefined;
-	}
+	const c = client;
+	const target = vscode.workspace.asRelativePath(c.protocol2CodeConverter.asUri(arg.uri));
+	const run = runs.begin(name, target + (arg.range ? `:${arg.range.start.line + 1}-${arg.range.end.line + 1}` : ''), arg.instruction ?? '');
+	const title = `agentls ${name}`;
+	return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+		const abandon = new vscode.CancellationTokenSource();
+		run.onProgress = (message) => progress.report({ message });
+		run.cancelRequest = () => abandon.cancel();
+		token.onCancellationRequested(() => {
+			void runs.cancel(run, (sessionId) => c.sendRequest(ExecuteCommandRequest.type, { command: protocol.Cancel, arguments: [{ sessionId }] }));
+		});
+		try {
+			const result = (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] }, abandon.token)) as protocol.Result;
+			runs.finish(run, result);
+			await showResult(name, run, result);
+			return result;
+		} catch (e) {
+			runs.finish(run, undefined, String(e));
+			showError(name, e);
+			return undefined;
+		} finally {
+			abandon.dispose();
+		}
+	});
 }
 
 function isSessionArg(a: unknown): boolean {
@@ -173,31 +240,27 @@ function commandArg(c: LanguageClient, args: unknown[]): protocol.Args | undefin
 	return arg;
 }
 
-function showResult(name: string, r: protocol.Result): void {
-	output.info(`${name} ${r.sessionId}: ${r.status}`);
-	output.appendLine(r.summary);
-	for (const [i, step] of (r.steps ?? []).entries()) {
-		output.appendLine(`  ${i + 1}. ${stepText(step)}`);
-	}
-	for (const f of r.findings ?? []) {
-		output.appendLine(`  ${f.path}:${f.line}: ${f.severity}: ${f.message}`);
-	}
-	const e = r.edits;
-	if (e && e.proposed > 0) output.appendLine(`  edits: ${e.proposed} proposed, ${e.applied} applied, ${e.rejected} rejected`);
-
+/**
+ * showResult tells how the run ended. The edit counts are the server's: it re-reads the document, so an edit
+ * applied as nothing (every hunk unticked in the Refactor Preview) counts as rejected, not applied.
+ */
+async function showResult(name: string, run: Run, r: protocol.Result): Promise<void> {
+	output.info(`${name} ${r.sessionId}: ${r.status}; ${(r.steps ?? []).map(stepText).join('; ')}`);
 	let text = `agentls ${name} ${r.status}: ${r.summary}`;
 	if (r.findings?.length) text += ` (${r.findings.length} finding(s) in Problems)`;
-	const show = r.status === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-	void show(text, 'Details').then((pick) => pick && output.show(true));
-}
-
-/** stepText renders a result step: text, or a tool step {turn, tool, ok, code?}. */
-function stepText(step: unknown): string {
-	if (typeof step === 'string') return step;
-	const s = step as { turn?: number; tool?: string; ok?: boolean; code?: string; title?: string };
-	if (s?.title) return s.title;
-	if (s?.tool) return `turn ${s.turn ?? '?'}: ${s.tool} ${s.ok === false ? 'failed' : 'ok'}${s.code ? ` (${s.code})` : ''}`;
-	return JSON.stringify(step);
+	if (r.edits.proposed > 0) text += ` — ${editsText(r.edits)}`;
+	const actions = ['Show Run'];
+	let plan: vscode.Uri | undefined;
+	if (name === 'plan' && r.status === 'done' && r.summary.trim()) {
+		plan = await runs.savePlan(run, r);
+		actions.unshift('Open Plan');
+	}
+	const warn = r.status !== 'done' || (r.edits.proposed > 0 && r.edits.applied === 0);
+	const show = warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+	void show(text, ...actions).then(async (pick) => {
+		if (pick === 'Show Run') run.channel.show(true);
+		if (pick === 'Open Plan' && plan) await vscode.window.showTextDocument(plan, { preview: false });
+	});
 }
 
 function showError(name: string, e: unknown): void {
