@@ -26,8 +26,8 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	profile := fs.String("profile", tools.ProfileHeadless, "policy profile: editor, headless or ci")
 	var strict strictFlag
 	fs.Var(&strict, "strict", "fail the run instead of repairing silently (CI, evaluations); --strict=pairing,compaction,normalizer for some")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	name := cmd
 	if cmd == "exec" {

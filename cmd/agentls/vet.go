@@ -23,8 +23,11 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	g := gatewayFlags(fs, getenv)
 	var resolves multiFlag
 	fs.Var(&resolves, "resolve", "HOST:PORT:ADDR: use ADDR for HOST:PORT (repeatable), like curl")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl")
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: "+synopses["vet"])
 		return 2
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)
