@@ -86,6 +86,8 @@ func TestE2E(t *testing.T) {
 
 	// E12: the packaged extension in a real VS Code (e2e_vscode_test.go).
 	t.Run("VSCode_E12", func(t *testing.T) { testVSCode(t, repo, bin) })
+	// E16: the Neovim run view, statusline, plans and :checkhealth (e2e_nvim_runs_test.go).
+	t.Run("Neovim_runs_E16", func(t *testing.T) { testNvimRuns(t, repo, bin, nvim) })
 
 	// E13: the Neovim plugin, headless, with scripted answers to its prompts.
 	t.Run("Neovim_E13", func(t *testing.T) {
