@@ -7,7 +7,9 @@ package main
 //     (testdata/e2e/nvim/init.lua: plan, execute, review, cancel);
 //   - a Node client on Microsoft's vscode-jsonrpc and
 //     vscode-languageserver-protocol (testdata/e2e/node/client.mjs), one
-//     process per scenario.
+//     process per scenario;
+//   - the packaged VS Code extension in code-server, a real VS Code, driven
+//     by Chromium (e2e_vscode_test.go, testdata/e2e/vscode/driver.mjs).
 //
 // Each scenario gets a fresh copy of testdata/e2e/workspace and a fake
 // OpenAI server (agent/llmtest) playing testdata/e2e/scripts/<scenario>.jsonl.

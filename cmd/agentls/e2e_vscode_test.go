@@ -152,6 +152,7 @@ func testVSCode(t *testing.T, repo, bin string) {
 		OK       bool     `json:"ok"`
 		Checks   []string `json:"checks"`
 		Failures []string `json:"failures"`
+		Blocked  []string `json:"blocked"`
 	}
 	raw, rerr := os.ReadFile(result)
 	if rerr == nil {
@@ -166,6 +167,9 @@ func testVSCode(t *testing.T, repo, bin string) {
 		}
 	} else {
 		t.Logf("VS Code (code-server) with agentls.vsix:\n  %s\nscreenshots in %s", strings.Join(res.Checks, "\n  "), e.shots)
+	}
+	if len(res.Blocked) > 0 {
+		t.Logf("the browser tried non-loopback addresses (aborted): %v", res.Blocked)
 	}
 	reqs := modelRequests(t, model)
 	if len(reqs) > 0 {

@@ -88,7 +88,16 @@ export async function deactivate(): Promise<void> {
 	client = undefined;
 }
 
-async function restart(): Promise<void> {
+/** restarts are serialized: activation, a settings change and a new API key may overlap. */
+let restarting: Promise<void> = Promise.resolve();
+
+function restart(): Promise<void> {
+	restarting = restarting.then(restartNow, restartNow);
+	return restarting;
+}
+
+async function restartNow(): Promise<void> {
+	runs.starting();
 	if (client) {
 		await client.stop().catch(() => undefined);
 		client = undefined;
@@ -102,8 +111,10 @@ async function restart(): Promise<void> {
 	client = c;
 	try {
 		await c.start();
+		runs.ready();
 	} catch (e) {
 		const path = vscode.workspace.getConfiguration('agentls').get<string>('serverPath') || 'agentls';
+		runs.ready(`cannot start "${path} serve"`);
 		void vscode.window.showErrorMessage(`agentls: cannot start "${path} serve": ${String(e)}. Check the agentls.serverPath setting.`);
 	}
 }

@@ -61,7 +61,7 @@ export class Runs implements vscode.Disposable {
 	constructor(private readonly storage: vscode.Uri) {
 		this.status = vscode.window.createStatusBarItem('agentls.status', vscode.StatusBarAlignment.Left, 0);
 		this.status.name = 'agentls';
-		this.idle();
+		this.starting();
 		this.status.show();
 	}
 
@@ -180,7 +180,28 @@ export class Runs implements vscode.Disposable {
 		run.onProgress?.(what);
 	}
 
+	/** starting shows that the server is (re)starting. */
+	starting(): void {
+		this.problem = undefined;
+		this.status.text = '$(loading~spin) agentls: starting';
+		this.status.tooltip = 'agentls: the server is starting';
+	}
+
+	/** ready shows that the server runs, or why it does not. */
+	ready(problem?: string): void {
+		this.problem = problem;
+		if (!this.active.length) this.idle();
+	}
+
+	private problem?: string;
+
 	private idle(): void {
+		if (this.problem) {
+			this.status.text = '$(error) agentls';
+			this.status.tooltip = `agentls: ${this.problem}; see the agentls output channel`;
+			this.status.command = 'agentls.restart';
+			return;
+		}
 		this.status.text = '$(hubot) agentls';
 		this.status.tooltip = 'agentls: click to show the last run';
 		this.status.command = 'agentls.showRun';

@@ -28,11 +28,13 @@ mkdirSync(args.shots, { recursive: true });
 
 const checks = [];
 const failures = [];
+const blocked = new Set(); // non-loopback requests the page tried
 let page;
 let shotN = 0;
 
 function finish(code) {
-	writeFileSync(args.result, JSON.stringify({ ok: failures.length === 0 && code === 0, checks, failures }, null, 2));
+	if (blocked.size) console.log(`blocked non-loopback requests: ${[...blocked].join(', ')}`);
+	writeFileSync(args.result, JSON.stringify({ ok: failures.length === 0 && code === 0, checks, failures, blocked: [...blocked] }, null, 2));
 	process.exit(code);
 }
 
@@ -52,8 +54,12 @@ async function step(name, fn) {
 		checks.push(`${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 		console.log(`ok   ${name}`);
 	} catch (e) {
-		failures.push(`${name}: ${e?.stack ?? e}`);
-		console.log(`FAIL ${name}: ${e}`);
+		// What the user saw: the notifications and the status bar.
+		const seen = async (sel) => (await page?.locator(sel).allInnerTexts().catch(() => []))?.join(' | ') ?? '';
+		const toasts = await seen('.notifications-toasts .notification-toast');
+		const status = await seen('.statusbar-item');
+		failures.push(`${name}: ${e?.message ?? e}\n  notifications: ${toasts}\n  status bar: ${status}`);
+		console.log(`FAIL ${name}: ${e}\n  notifications: ${toasts}\n  status bar: ${status}`);
 		await page?.screenshot({ path: join(args.shots, `fail-${name}.png`) }).catch(() => undefined);
 		throw e;
 	}
@@ -74,6 +80,13 @@ const browser = await chromium
 
 try {
 	const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+	// Loopback only: any other request of the page is aborted and reported.
+	await ctx.route('**/*', (route) => {
+		const url = route.request().url();
+		if (/^(https?|wss?):\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//.test(url) || /^(data|blob):/.test(url)) return route.continue();
+		blocked.add(url.slice(0, 120));
+		return route.abort();
+	});
 	page = await ctx.newPage();
 	page.setDefaultTimeout(WAIT);
 	await run();
@@ -173,8 +186,8 @@ async function run() {
 		await page.goto(`${args.url}/?folder=${encodeURIComponent(args.workspace)}`);
 		await page.locator('.monaco-workbench').waitFor({ state: 'visible' });
 		await openFile('main.go');
-		// The extension's status bar item: activated.
-		await page.locator('.statusbar-item', { hasText: 'agentls' }).first().waitFor({ state: 'visible' });
+		// The extension's status bar item says the server runs ("agentls: starting" before).
+		await page.locator('.statusbar-item', { hasText: /^\s*agentls\s*$/ }).first().waitFor({ state: 'visible' });
 		await shot('editor');
 	});
 	await step('set_api_key', async () => {
@@ -182,6 +195,7 @@ async function run() {
 		await command('agentls: Set API Key');
 		await answerInputBox(args['api-key']);
 		await notification('API key stored; the server restarted');
+		await page.locator('.statusbar-item', { hasText: /^\s*agentls\s*$/ }).first().waitFor({ state: 'visible' });
 	});
 	await step('plan_on_selection', async () => {
 		await openFile('main.go');
