@@ -93,6 +93,9 @@ if [[ ! -f $cs_dir/.agentls-ok ]]; then
 	touch "$cs_dir/.agentls-ok"
 	step "installed code-server in $((SECONDS - started)) s"
 fi
+if [[ -d $cs_src/node_modules && ! -L $cs_src/node_modules ]]; then
+	rm -rf "$cs_src/node_modules" # an install made by hand in the checkout
+fi
 ln -sfn "$cs_dir/node_modules" "$cs_src/node_modules"
 step "$("$cs_src/node_modules/.bin/code-server" --version 2>/dev/null | head -1 || echo 'code-server does not start')"
 

@@ -174,6 +174,10 @@ func testVSCode(t *testing.T, repo, bin string) {
 	reqs := modelRequests(t, model)
 	if len(reqs) > 0 {
 		checkPlanTools(t, reqs[0])
+		// The plan ran on the editor's selection, lines 5-7 (greet).
+		if raw := string(model.Requests()[0]); !strings.Contains(raw, "(selection ") || !strings.Contains(raw, `return \"hello, \" + name`) {
+			t.Errorf("the plan request does not carry the selection of greet:\n%s", tail2(raw, 800))
+		}
 	}
 	if err == nil && model.Remaining() != 0 {
 		t.Errorf("the fake model has %d scripted turns left", model.Remaining())
