@@ -97,6 +97,10 @@ func testVSCode(t *testing.T, repo, bin string) {
 		"agentls.endpoint":   "http://127.0.0.1:9/v1",
 		"agentls.policyFile": filepath.Join(ws, "loose-policy.json"),
 	})
+	// A script without the execute bit: run_command exits 126 (the run view shows it).
+	if err := os.WriteFile(filepath.Join(ws, "build.sh"), []byte("echo building\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	data := t.TempDir()
 	user := filepath.Join(data, "user-data")
 	writeJSON(t, filepath.Join(user, "Machine", "settings.json"), map[string]any{"agentls.serverPath": e.bin})

@@ -216,6 +216,10 @@ async function run() {
 	await step('execute_one_hunk_of_two', async () => {
 		await command('agentls: Execute');
 		await answerInputBox('Capitalize both words');
+		// The command asks first (window/showMessageRequest): approve it in the notification.
+		const question = await notification('./build.sh');
+		await shot('approve-command');
+		await question.getByRole('button', { name: 'Approve', exact: true }).click();
 		await applyPreview([6, 10], [6], 'refactor-preview');
 		await notification('agentls execute done');
 		await notification('1 proposed, 1 applied, 0 rejected');
@@ -227,8 +231,11 @@ async function run() {
 	});
 	await step('run_view', async () => {
 		await command('agentls: Show Run Output');
-		await expectOutput(['session ', 'I will capitalize both words.', '▶ edit_file', '✓ edit_file main.go', 'Capitalized the greeting', 'edits: 1 proposed, 1 applied, 0 rejected']);
+		await command('View: Toggle Maximized Panel'); // the whole run in view
+		await expectOutput(['✗ run_command ./build.sh: exit 126', 'I will capitalize both words.', '▶ edit_file', '✓ edit_file main.go',
+			'Capitalized the greeting', 'edits: 1 proposed, 1 applied, 0 rejected', 'steps: run_command exit 126; edit_file ok']);
 		await shot('run-view');
+		await command('View: Toggle Maximized Panel');
 	});
 	await step('execute_nothing_ticked_is_rejected', async () => {
 		await openFile('main.go');
