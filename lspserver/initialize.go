@@ -126,6 +126,7 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 		if json.Unmarshal(c.Experimental, &exp) == nil {
 			caps.saveDocuments = exp.Agentls.SaveDocuments
 			caps.editText = exp.Agentls.EditText
+			caps.runEvents = exp.Agentls.RunEvents
 		}
 		var members map[string]json.RawMessage
 		if json.Unmarshal(c.Experimental, &members) == nil {

@@ -28,6 +28,7 @@ type progress struct {
 	token   string
 	enabled bool
 	onEvent func(agent.Event) // optional extra observer
+	events  *runEvents        // agentls/runEvent, for clients that asked
 }
 
 func (s *Server) beginProgress(ctx context.Context, sessionID, title string) *progress {
@@ -66,6 +67,9 @@ func (p *progress) send(value any) {
 func (p *progress) Report(e agent.Event) {
 	if p.onEvent != nil {
 		p.onEvent(e)
+	}
+	if p.events != nil {
+		p.events.report(e)
 	}
 	switch e.Kind {
 	case agent.EventText, agent.EventTurn:

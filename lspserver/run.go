@@ -42,7 +42,10 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	rctx, untrack := s.trackRun(ctx, r.id)
 	defer untrack()
 	r.log.Info("Run started", slog.String("target", r.rel))
+	events := s.newRunEvents(rctx, r.id)
+	events.started(mode, "agentls "+mode.String()+" "+r.rel)
 	prog := s.beginProgress(rctx, r.id, "agentls "+mode.String())
+	prog.events = events
 	r.opts.Reporter = prog
 	if r.ext != nil {
 		r.ext.SessionStart(rctx, r.id, s.root)
@@ -55,6 +58,7 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 		c.CloseIdleConnections() // no idle model connections pile up between runs
 	}
 	res := s.finishRun(ctx, rctx, r, out)
+	events.ended(out.Status)
 	prog.end(string(out.Status))
 	r.log.Info("Run ended", slog.String("status", string(out.Status)), slog.Int("turns", out.Turns))
 	if err := outcomeError(ctx, out); err != nil {

@@ -190,6 +190,7 @@ type clientCaps struct {
 	confirmsAnnotations bool
 	clientName          string
 	clientVersion       string
+	runEvents           bool // experimental.agentls.runEvents
 }
 
 func newServer(opts *Options) *Server {

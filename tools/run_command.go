@@ -114,7 +114,8 @@ func formatExec(r *exec.Result) Result {
 	if r.Stderr != "" {
 		b.WriteString("[stderr]\n" + strings.TrimRight(r.Stderr, "\n") + "\n")
 	}
-	res := Result{Content: b.String()}
+	code := r.ExitCode
+	res := Result{Content: b.String(), ExitCode: &code}
 	switch {
 	case r.TimedOut:
 		res.IsError, res.Code = true, CodeTimeout

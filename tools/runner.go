@@ -142,6 +142,9 @@ func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
 		rec.ApprovedBy = "" // the change was not applied
 	}
 	rec.ProposedSHA256, rec.AppliedSHA256 = res.ProposedSHA256, res.AppliedSHA256
+	if res.Subject == "" {
+		res.Subject = cut(p.verdict.Subject, 300)
+	}
 	rec.DurationMS = int64((time.Since(start) + time.Millisecond - 1) / time.Millisecond)
 	r.opts.Audit.Record(rec)
 	r.log.Info("Tool call", slog.String("tool", name), slog.String("decision", string(rec.Decision)),

@@ -185,4 +185,11 @@ type Result struct {
 	// content and of what landed. Never sent to the model.
 	ProposedSHA256 string `json:"-"`
 	AppliedSHA256  string `json:"-"`
+	// Subject is what the call acted on, as its approval shows it (the
+	// command line, the path, the URL), set by [Runner.Call] for the
+	// editor's run view (E16). Never logged, never sent to the model.
+	Subject string `json:"-"`
+	// ExitCode is a command's exit status (run_command); nil for the
+	// other tools and for a command that did not run.
+	ExitCode *int `json:"-"`
 }

@@ -19,8 +19,11 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	fs.SetOutput(stderr)
 	g := gatewayFlags(fs, getenv)
 	approve := fs.String("approve", "never", "answer approvals: never or all")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 2 || (*approve != "never" && *approve != "all") {
-		fmt.Fprintln(stderr, "usage: agentls call [--root DIR] [--policy FILE] [--profile NAME] [--approve never|all] TOOL JSON")
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 2 || (*approve != "never" && *approve != "all") {
+		fmt.Fprintln(stderr, "usage: "+synopses["call"])
 		return 2
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)

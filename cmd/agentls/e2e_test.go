@@ -9,7 +9,9 @@ package main
 //     review, cancel);
 //   - a Node client on Microsoft's vscode-jsonrpc and
 //     vscode-languageserver-protocol (testdata/e2e/node/client.mjs), one
-//     process per scenario.
+//     process per scenario;
+//   - the packaged VS Code extension in code-server, a real VS Code, driven
+//     by Chromium (e2e_vscode_test.go, testdata/e2e/vscode/driver.mjs).
 //
 // Each scenario gets a fresh copy of testdata/e2e/workspace and a fake
 // OpenAI server (agent/llmtest) playing testdata/e2e/scripts/<scenario>.jsonl.
@@ -90,6 +92,11 @@ func TestE2E(t *testing.T) {
 			})
 		}
 	})
+
+	// E12: the packaged extension in a real VS Code (e2e_vscode_test.go).
+	t.Run("VSCode_E12", func(t *testing.T) { testVSCode(t, repo, bin) })
+	// E16: the Neovim run view, statusline, plans and :checkhealth (e2e_nvim_runs_test.go).
+	t.Run("Neovim_runs_E16", func(t *testing.T) { testNvimRuns(t, repo, bin, nvim) })
 
 	// E13: the Neovim plugin, headless, with scripted answers to its
 	// prompts and keys typed into its review: on Debian's 0.7.2 and on a

@@ -33,14 +33,31 @@ const usage = `usage:
   agentls demo                         offline demo with a built-in scripted model
   agentls version [--sandbox]          the version, and which sandbox layers this machine has
 
+  agentls help [CMD]                   this text, or a command's flags (also: agentls CMD --help)
+
 Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, AGENTLS_STALL_TIMEOUT, or ~/.config/agentls/config.json.
 `
 
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	switch {
+	case len(args) == 0 && onTerminal(stdin):
+		// A person typed plain `agentls`: say what it does (E17).
+		fmt.Fprint(stdout, usage)
+		return 0
+	case len(args) > 0 && isHelp(args[0]):
+		if len(args) > 1 && synopses[args[1]] != "" && args[0] == "help" {
+			return run(ctx, []string{args[1], "--help"}, stdin, stdout, stderr, getenv) // agentls help CMD
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		cmd, args = args[0], args[1:]
+	}
+	if (cmd == "demo" || cmd == "version") && len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprintf(stdout, "usage: %s\n", synopses[cmd])
+		return 0
 	}
 	switch cmd {
 	case "serve":
@@ -77,9 +94,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			r.Close()
 		}
 		return 0
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
 	}
 	fmt.Fprintf(stderr, "agentls: unknown command %q\n%s", cmd, usage)
 	return 2
@@ -91,8 +105,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	logFile := fs.String("log", "", "write logs to this file instead of stderr")
 	verbose := fs.Bool("v", false, "debug logging")
 	profile := fs.String("profile", tools.ProfileEditor, "policy profile: editor, headless or ci")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	// LSP clients (vscode-languageclient with TransportKind.stdio, many
+	// others) pass --stdio; stdio is the only transport, so it changes nothing.
+	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default and only transport; accepted for LSP clients that pass it)")
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	var logw io.Writer = stderr
 	if *logFile != "" {

@@ -25,8 +25,11 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var resolves multiFlag
 	fs.Var(&resolves, "resolve", "HOST:PORT:ADDR: use ADDR for HOST:PORT (repeatable), like curl")
 	start := fs.Bool("start", false, "start the MCP servers, to check calls of their tools against their schemas")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... [--start] < calls.jsonl")
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: "+synopses["vet"])
 		return 2
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)

@@ -46,6 +46,8 @@ type ClientCapabilities struct {
 	SaveDocuments bool `json:"saveDocuments" ts:"optional"`
 	// EditText: the client answers [MethodEditText].
 	EditText bool `json:"editText" ts:"optional"`
+	// RunEvents: the client wants [MethodRunEvent] notifications (E16).
+	RunEvents bool `json:"runEvents,omitempty"`
 }
 
 // Experimental is the capabilities.experimental member of initialize as

@@ -42,6 +42,10 @@ type Step struct {
 	// Code is the tool error's code when OK is false (unknown_tool,
 	// approval_denied, …).
 	Code string `json:"code,omitempty"`
+	// ExitCode is a command's exit status (run_command): a command that
+	// ran and exited 126 is OK (the model got its output) with exit code
+	// 126. Absent for other tools.
+	ExitCode *int `json:"exitCode,omitempty"`
 }
 
 // Finding is one problem a review found, in workspace-relative terms.

@@ -88,6 +88,11 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 				keep = append(keep, all[i])
 			}
 		}
+		if c.ctx.Err() != nil {
+			// Ctrl-C at a prompt (E17): nothing of this edit is written,
+			// not even the hunks approved before it.
+			return fail("cancelled"), nil
+		}
 		if len(keep) == 0 {
 			continue
 		}

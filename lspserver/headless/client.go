@@ -76,9 +76,15 @@ func session(ctx context.Context, o *Options, do func(c *client) error) error {
 	srvSide, cliSide := net.Pipe()
 	srvDone := make(chan error, 1)
 	go func() { srvDone <- lspserver.Serve(ctx, srvSide, o.Server) }()
+	cctx, stop := context.WithCancel(ctx)
+	defer stop() // also ends the terminal reader's wait to hand over a line
+	c.ctx = cctx
 	conn := lspserver.NewConn(cliSide)
 	c.conn = conn
-	conn.Go(ctx, c.handle)
+	// The client keeps reading after a cancel (Ctrl-C), so that the
+	// server can answer and stop at once instead of waiting for its drain
+	// to time out; Close ends the reading.
+	conn.Go(context.WithoutCancel(ctx), c.handle)
 	defer func() {
 		_ = conn.Close()
 		<-srvDone
@@ -122,8 +128,54 @@ type client struct {
 	conn jsonrpc2.Conn
 	out  *printer
 	in   *bufio.Reader
+	// ctx is the run's: cancelled by Ctrl-C (signal.NotifyContext in main),
+	// it ends any question waiting for the terminal (E17).
+	ctx context.Context
 
 	mu sync.Mutex // serialises terminal questions
+
+	readOnce sync.Once
+	lines    chan readResult // the terminal reader's lines
+}
+
+type readResult struct {
+	line string
+	err  error
+}
+
+// readLine returns the next line typed on the terminal, or ctx's error
+// when the run is cancelled while waiting: a read of stdin cannot be
+// interrupted, so one goroutine reads lines and hands them over, and a
+// cancelled question stops waiting for it. That goroutine ends at EOF or
+// when Run returns; one blocked in a read of a terminal ends with the
+// process.
+func (c *client) readLine() (string, error) {
+	c.readOnce.Do(func() {
+		c.lines = make(chan readResult)
+		go func() {
+			defer close(c.lines) // after EOF, every read is EOF at once
+			for {
+				line, err := c.in.ReadString('\n')
+				select {
+				case c.lines <- readResult{line, err}:
+				case <-c.ctx.Done():
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case r, ok := <-c.lines:
+		if !ok {
+			return "", io.EOF
+		}
+		return r.line, r.err
+	case <-c.ctx.Done():
+		return "", c.ctx.Err()
+	}
 }
 
 func newClient(o *Options) (*client, error) {
@@ -143,7 +195,8 @@ func newClient(o *Options) (*client, error) {
 	if o.Approve == "" {
 		o.Approve = ApproveNever
 	}
-	return &client{o: o, root: root, out: &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr}, in: bufio.NewReader(o.Stdin)}, nil
+	return &client{o: o, root: root, out: &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr}, in: bufio.NewReader(o.Stdin),
+		ctx: context.Background()}, nil
 }
 
 func (c *client) initParams() *protocol.InitializeParams {

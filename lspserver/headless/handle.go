@@ -114,7 +114,13 @@ func (c *client) decide(question string, actions []string) string {
 		fmt.Fprintf(c.o.Stderr, "  [%d] %s\n", i+1, a)
 	}
 	fmt.Fprintf(c.o.Stderr, "choice (number, empty = no): ")
-	line, _ := c.in.ReadString('\n')
+	line, err := c.readLine()
+	if c.ctx.Err() != nil {
+		fmt.Fprintf(c.o.Stderr, "\ncancelled\n")
+		c.out.approval(question, "", "cancelled: denied")
+		return ""
+	}
+	_ = err // EOF: no answer, a deny
 	var n int
 	if _, err := fmt.Sscanf(strings.TrimSpace(line), "%d", &n); err == nil && n >= 1 && n <= len(actions) {
 		c.out.approval(question, actions[n-1], "answered on the terminal")
@@ -139,8 +145,8 @@ func (c *client) editText(params jsonrpc2.RawMessage) (any, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fmt.Fprintf(c.o.Stderr, "\n%s\ncurrent: %s\nnew text (empty keeps it): ", p.Prompt, p.Text)
-	line, err := c.in.ReadString('\n')
-	if err != nil && line == "" {
+	line, err := c.readLine()
+	if (err != nil && line == "") || c.ctx.Err() != nil {
 		return &command.EditTextResult{Text: nil}, nil
 	}
 	if line = strings.TrimRight(line, "\r\n"); line == "" {

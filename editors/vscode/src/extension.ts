@@ -13,6 +13,13 @@
 // what the run changed (agentls.revert). Edits arrive as workspace/applyEdit with
 // change annotations that need confirmation, so VS Code shows its refactor
 // preview before anything changes; agentls/saveDocuments then saves them.
+// While a run goes on, agentls/runEvent fills its output channel and the
+// status bar (runs.ts).
+//
+// Settings a cloned repository could abuse (endpoint, serverPath,
+// policyFile) have machine scope: a workspace's .vscode/settings.json cannot
+// set them. The API key lives in VS Code's SecretStorage ("agentls: Set API
+// Key") and reaches the server only as OPENAI_API_KEY in its environment.
 
 import * as vscode from 'vscode';
 import {
@@ -25,29 +32,34 @@ import {
 	ResponseError,
 	ServerOptions,
 	StaticFeature,
-	TransportKind,
 } from 'vscode-languageclient/node';
 
 // The wire shapes, generated from the server's Go package lspserver/command.
 import * as protocol from './protocol';
+import { editsText, Run, Runs, stepText } from './runs';
 
 const RUN_COMMANDS = new Set<string>([protocol.Plan, protocol.Review, protocol.Execute]);
 const NEEDS_INSTRUCTION = new Set<string>([protocol.Plan, protocol.Execute]);
 
+/** The SecretStorage key of the API key. */
+const API_KEY_SECRET = 'agentls.apiKey';
+
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
+let runs: Runs;
+let secrets: vscode.SecretStorage;
 
 /** The last run: its command, argument and result, for "execute this plan" and follow-ups. */
 let last: { command: string; arg: protocol.Args; result: protocol.Result } | undefined;
 
 /**
- * Announces experimental.agentls: saveDocuments (the server then asks us to save after an applied edit) and
- * editText (human_confirm "modify": the user edits the text the model proposed).
+ * Announces experimental.agentls: saveDocuments (the server then asks us to save after an applied edit),
+ * editText (human_confirm "modify": the user edits the text the model proposed) and runEvents (the live run view).
  */
-class SaveDocumentsFeature implements StaticFeature {
+class AgentlsFeature implements StaticFeature {
 	fillClientCapabilities(capabilities: ClientCapabilities): void {
 		const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-		const agentls: protocol.ClientCapabilities = { saveDocuments: true, editText: true };
+		const agentls: protocol.ClientCapabilities = { saveDocuments: true, editText: true, runEvents: true };
 		capabilities.experimental = { ...experimental, agentls };
 	}
 	initialize(): void {}
@@ -59,11 +71,17 @@ class SaveDocumentsFeature implements StaticFeature {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
 	output = vscode.window.createOutputChannel('agentls', { log: true });
+	secrets = context.secrets;
+	runs = new Runs(context.storageUri ?? context.globalStorageUri);
 	context.subscriptions.push(
 		output,
+		runs,
 		vscode.commands.registerCommand('agentls.restart', () => restart()),
 		vscode.commands.registerCommand('agentls.executePlan', () => continueLast(protocol.Execute, '')),
 		vscode.commands.registerCommand('agentls.followUp', () => continueLast(undefined, undefined)),
+		vscode.commands.registerCommand('agentls.setApiKey', () => setApiKey()),
+		vscode.commands.registerCommand('agentls.showRun', () => runs.show()),
+		vscode.commands.registerCommand('agentls.openPlan', () => openPlan()),
 		vscode.workspace.onDidChangeConfiguration(async (e) => {
 			if (!e.affectsConfiguration('agentls')) return;
 			const pick = await vscode.window.showInformationMessage('agentls settings changed.', 'Restart Server');
@@ -79,27 +97,70 @@ export async function deactivate(): Promise<void> {
 	client = undefined;
 }
 
-async function restart(): Promise<void> {
+/** restarts are serialized: activation, a settings change and a new API key may overlap. */
+let restarting: Promise<void> = Promise.resolve();
+
+function restart(): Promise<void> {
+	restarting = restarting.then(restartNow, restartNow);
+	return restarting;
+}
+
+async function restartNow(): Promise<void> {
+	runs.starting();
 	if (client) {
 		await client.stop().catch(() => undefined);
 		client = undefined;
 	}
-	const c = new LanguageClient('agentls', 'agentls', serverOptions(), clientOptions());
-	c.registerFeature(new SaveDocumentsFeature());
+	const apiKey = await secrets.get(API_KEY_SECRET);
+	const c = new LanguageClient('agentls', 'agentls', serverOptions(apiKey), clientOptions());
+	c.registerFeature(new AgentlsFeature());
 	c.onRequest(protocol.MethodSaveDocuments, (params: protocol.SaveDocumentsParams) => saveDocuments(c, params));
 	c.onRequest(protocol.MethodEditText, (params: protocol.EditTextParams) => editText(params));
+	c.onNotification(protocol.MethodRunEvent, (e: protocol.RunEvent) => runs.event(e));
 	client = c;
 	try {
 		await c.start();
+		runs.ready();
 	} catch (e) {
 		const path = vscode.workspace.getConfiguration('agentls').get<string>('serverPath') || 'agentls';
+		runs.ready(`cannot start "${path} serve"`);
 		void vscode.window.showErrorMessage(`agentls: cannot start "${path} serve": ${String(e)}. Check the agentls.serverPath setting.`);
 	}
 }
 
-function serverOptions(): ServerOptions {
+/** setApiKey stores the key in SecretStorage (never in settings); an empty answer removes it. */
+async function setApiKey(): Promise<void> {
+	const key = await vscode.window.showInputBox({
+		title: 'agentls: API key',
+		prompt: 'The key for the OpenAI-compatible endpoint, kept in VS Code\'s secret storage. Empty: remove it.',
+		password: true,
+		ignoreFocusOut: true,
+	});
+	if (key === undefined) return;
+	if (key.trim()) await secrets.store(API_KEY_SECRET, key.trim());
+	else await secrets.delete(API_KEY_SECRET);
+	await restart(); // the key is in the server's environment only
+	void vscode.window.showInformationMessage(key.trim() ? 'agentls: API key stored; the server restarted with it.' : 'agentls: API key removed; the server restarted.');
+}
+
+/** openPlan reopens a saved plan. */
+async function openPlan(): Promise<void> {
+	const plans = await runs.plans();
+	if (!plans.length) {
+		void vscode.window.showInformationMessage('agentls: no saved plan yet; run agentls: Plan… first.');
+		return;
+	}
+	const pick = await vscode.window.showQuickPick(
+		plans.map((uri) => ({ label: uri.path.split('/').pop() ?? uri.path, uri })),
+		{ title: 'agentls: saved plans, newest first' },
+	);
+	if (pick) await vscode.window.showTextDocument(pick.uri, { preview: false });
+}
+
+function serverOptions(apiKey: string | undefined): ServerOptions {
 	const cfg = vscode.workspace.getConfiguration('agentls');
 	const env: NodeJS.ProcessEnv = { ...process.env };
+	if (apiKey) env.OPENAI_API_KEY = apiKey;
 	const model = cfg.get<string>('model');
 	const endpoint = cfg.get<string>('endpoint');
 	const policyFile = cfg.get<string>('policyFile');
@@ -110,7 +171,9 @@ function serverOptions(): ServerOptions {
 	return {
 		command: cfg.get<string>('serverPath') || 'agentls',
 		args: ['serve'],
-		transport: TransportKind.stdio,
+		// No transport: with TransportKind.stdio the client would append
+		// --stdio; without one it talks over the child's stdin/stdout all
+		// the same (#13).
 		options: { env, cwd: folder },
 	};
 }
@@ -151,15 +214,31 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 		if (!instruction?.trim()) return undefined;
 		arg.instruction = instruction.trim();
 	}
-	try {
-		const result = (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as protocol.Result;
-		last = { command, arg: { uri: arg.uri, range: arg.range }, result };
-		showResult(name, result, command);
-		return result;
-	} catch (e) {
-		showError(name, e);
-		return undefined;
-	}
+	const c = client;
+	const target = vscode.workspace.asRelativePath(c.protocol2CodeConverter.asUri(arg.uri));
+	const run = runs.begin(name, target + (arg.range ? `:${arg.range.start.line + 1}-${arg.range.end.line + 1}` : ''), arg.instruction ?? '');
+	const title = `agentls ${name}`;
+	return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+		const abandon = new vscode.CancellationTokenSource();
+		run.onProgress = (message) => progress.report({ message });
+		run.cancelRequest = () => abandon.cancel();
+		token.onCancellationRequested(() => {
+			void runs.cancel(run, (sessionId) => c.sendRequest(ExecuteCommandRequest.type, { command: protocol.Cancel, arguments: [{ sessionId }] }));
+		});
+		try {
+			const result = (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] }, abandon.token)) as protocol.Result;
+			runs.finish(run, result);
+			last = { command, arg: { uri: arg.uri, range: arg.range }, result };
+			await showResult(name, run, result, command);
+			return result;
+		} catch (e) {
+			runs.finish(run, undefined, String(e));
+			showError(name, e);
+			return undefined;
+		} finally {
+			abandon.dispose();
+		}
+	});
 }
 
 function isSessionArg(a: unknown): boolean {
@@ -221,52 +300,33 @@ async function revert(args: unknown[], next: ExecuteCommandSignature): Promise<u
 	}
 }
 
-function showResult(name: string, r: protocol.Result, command: string): void {
-	output.info(`${name} ${r.runId || r.sessionId}: ${r.status}`);
-	output.appendLine(r.summary);
-	for (const [i, step] of (r.steps ?? []).entries()) {
-		output.appendLine(`  ${i + 1}. ${stepText(step)}`);
-	}
-	for (const f of r.findings ?? []) {
-		output.appendLine(`  ${f.path}:${f.line}: ${f.severity}: ${f.message}`);
-	}
-	const e = r.edits;
-	if (e && e.proposed > 0) output.appendLine(`  edits: ${e.proposed} proposed, ${e.applied} applied, ${e.rejected} rejected${e.stale ? `, ${e.stale} stale` : ''}`);
-
+/**
+ * showResult tells how the run ended. The edit counts are the server's: it re-reads the document, so an edit
+ * applied as nothing (every hunk unticked in the Refactor Preview) counts as rejected, not applied.
+ */
+async function showResult(name: string, run: Run, r: protocol.Result, command: string): Promise<void> {
+	output.info(`${name} ${r.sessionId}: ${r.status}; ${(r.steps ?? []).map(stepText).join('; ')}`);
 	let text = `agentls ${name} ${r.status}: ${r.summary}`;
 	if (r.findings?.length) text += ` (${r.findings.length} finding(s) in Problems)`;
-	const show = r.status === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-	const actions: string[] = [];
+	if (r.edits.proposed > 0) text += ` — ${editsText(r.edits)}`;
+	const actions = ['Show Run'];
 	if (command === protocol.Plan && r.status === 'done') actions.push(EXECUTE_PLAN);
 	if (r.sessionId) actions.push(FOLLOW_UP);
-	if (command === protocol.Execute && (e?.applied ?? 0) > 0) actions.push(REVERT);
-	void show(text, ...actions, 'Details').then((pick) => {
-		switch (pick) {
-			case EXECUTE_PLAN:
-				return vscode.commands.executeCommand(protocol.Execute, { ...last?.arg, instruction: '', sessionId: r.sessionId });
-			case FOLLOW_UP:
-				return vscode.commands.executeCommand(command, { ...last?.arg, sessionId: r.sessionId });
-			case REVERT:
-				return vscode.commands.executeCommand(protocol.Revert, { runId: r.runId });
-			case 'Details':
-				output.show(true);
-		}
-		return undefined;
+	if (command === protocol.Execute && r.edits.applied > 0) actions.push(REVERT);
+	let plan: vscode.Uri | undefined;
+	if (name === 'plan' && r.status === 'done' && r.summary.trim()) {
+		plan = await runs.savePlan(run, r);
+		actions.unshift('Open Plan');
+	}
+	const warn = r.status !== 'done' || (r.edits.proposed > 0 && r.edits.applied === 0);
+	const show = warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+	void show(text, ...actions).then(async (pick) => {
+		if (pick === 'Show Run') run.channel.show(true);
+		if (pick === EXECUTE_PLAN) await vscode.commands.executeCommand(protocol.Execute, { ...last?.arg, instruction: '', sessionId: r.sessionId });
+		if (pick === FOLLOW_UP) await vscode.commands.executeCommand(command, { ...last?.arg, sessionId: r.sessionId });
+		if (pick === REVERT) await vscode.commands.executeCommand(protocol.Revert, { runId: r.runId });
+		if (pick === 'Open Plan' && plan) await vscode.window.showTextDocument(plan, { preview: false });
 	});
-}
-
-// The actions offered after a run.
-const EXECUTE_PLAN = 'Execute This Plan';
-const FOLLOW_UP = 'Follow Up…';
-const REVERT = 'Revert';
-
-/** stepText renders a result step: text, or a tool step {turn, tool, ok, code?}. */
-function stepText(step: unknown): string {
-	if (typeof step === 'string') return step;
-	const s = step as { turn?: number; tool?: string; ok?: boolean; code?: string; title?: string };
-	if (s?.title) return s.title;
-	if (s?.tool) return `turn ${s.turn ?? '?'}: ${s.tool} ${s.ok === false ? 'failed' : 'ok'}${s.code ? ` (${s.code})` : ''}`;
-	return JSON.stringify(step);
 }
 
 function showError(name: string, e: unknown): void {
@@ -296,3 +356,8 @@ async function editText(params: protocol.EditTextParams): Promise<protocol.EditT
 	const text = await vscode.window.showInputBox({ prompt: `agentls: ${params.prompt ?? 'edit the text'}`, value: params.text ?? '' });
 	return { text: text ?? null };
 }
+
+// The actions offered after a run.
+const EXECUTE_PLAN = 'Execute This Plan';
+const FOLLOW_UP = 'Follow Up…';
+const REVERT = 'Revert';

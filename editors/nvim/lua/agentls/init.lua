@@ -12,9 +12,12 @@
 --     (needsConfirmation = false) apply without a question; stale edits are
 --     refused (a buffer at another version, a file changed on disk);
 --   * agentls/saveDocuments writes the buffers the server names;
---   * results are shown with vim.notify, review findings go to the quickfix list.
+--   * results are shown with vim.notify, review findings go to the quickfix list;
+--   * agentls/runEvent feeds the live run view (runs.lua: :AgentRuns, :AgentPlans,
+--     statusline()); :checkhealth agentls is health.lua.
 
 local M = {}
+local runs = require("agentls.runs")
 
 local defaults = {
   cmd = { "agentls", "serve" },
@@ -35,6 +38,8 @@ local defaults = {
   on_init = nil,
   -- Called after every command: function(command, result, err).
   on_result = nil,
+  -- The live run view (runs.lua): { open = true, height = 12, plans_dir = ... }.
+  runs = nil,
 }
 
 M.config = vim.deepcopy(defaults)
@@ -424,6 +429,9 @@ local function step_text(step)
   if step.title or step.description then
     return step.title or step.description
   end
+  if step.tool and step.exitCode ~= nil then
+    return string.format("turn %s: %s", step.turn or "?", runs.step_text(step))
+  end
   if step.tool then
     local status = step.ok == false and "failed" or "ok"
     return string.format("turn %s: %s %s%s", step.turn or "?", step.tool, status, step.code and (" (" .. step.code .. ")") or "")
@@ -531,7 +539,7 @@ local function capabilities()
     caps.workspace.workspaceEdit.changeAnnotationSupport = nil
   end
   caps.window.workDoneProgress = true
-  caps.experimental = { agentls = { saveDocuments = true, editText = true } }
+  caps.experimental = { agentls = { saveDocuments = true, editText = true, runEvents = true } }
   return caps
 end
 
@@ -542,8 +550,12 @@ local function execute(command, arg, bufnr, on_done)
     notify("the agentls server is not running", vim.log.levels.ERROR)
     return
   end
+  local run -- the live view (runs.lua), made when the request is sent
   local function finish(err, result)
     M.last_result = { command = command, result = result, err = err }
+    if run then
+      M.last_result.plan = runs.finish(run, err, result)
+    end
     if err then
       show_error(command, err)
     elseif command == "agentls.cancel" then
@@ -565,6 +577,9 @@ local function execute(command, arg, bufnr, on_done)
   end
   local function send()
     local params = { command = command, arguments = arg and { arg } or nil }
+    if arg and command ~= "agentls.cancel" then
+      run = runs.begin(command, arg)
+    end
     request(client, "workspace/executeCommand", params, function(err, result)
       finish(err, result)
     end, bufnr)
@@ -611,6 +626,7 @@ function M.start()
       ["agentls/saveDocuments"] = save_documents,
       ["agentls/editText"] = edit_text,
       ["$/progress"] = progress,
+      ["agentls/runEvent"] = runs.event,
     },
     commands = {
       ["agentls.plan"] = code_action_command,
@@ -676,6 +692,11 @@ function M.run(command, opts, on_done)
     command = "agentls." .. command
   end
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local _, missing = require("agentls.health").binary(M.config.cmd)
+  if missing then
+    notify(missing, vim.log.levels.ERROR)
+    return
+  end
   if not M.attach(bufnr) then
     notify("this buffer is not a file under " .. M.root_dir(), vim.log.levels.ERROR)
     return
@@ -729,8 +750,15 @@ local function define(name, command, desc)
   end, { range = true, nargs = "*", desc = desc })
 end
 
+-- statusline is the running run and its step, "" when none: for 'statusline'
+-- ("%{v:lua.require'agentls'.statusline()}") or a statusline plugin.
+function M.statusline()
+  return runs.statusline()
+end
+
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  runs.setup(M.config.runs)
   define("AgentPlan", "agentls.plan", "agentls: plan a change (read-only)")
   define("AgentReview", "agentls.review", "agentls: review the range or file")
   define("AgentExecute", "agentls.execute", "agentls: make a change, edits shown for approval")

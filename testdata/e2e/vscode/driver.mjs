@@ -1,0 +1,271 @@
+// Drives code-server (a real VS Code, in Debian's chromium through
+// playwright-core) with the packaged agentls extension installed, against
+// the scripted model of testdata/e2e/scripts/vscode.jsonl. Started by
+// cmd/agentls/e2e_test.go (TestE2E/VSCode), which starts code-server:
+//
+//	node driver.mjs --url URL --workspace DIR --shots DIR --result FILE --api-key KEY [--chromium PATH]
+//
+// Each step waits generously for what a user would see, takes a
+// screenshot, and on failure also a screenshot named fail-STEP.png. The
+// result file is JSON: {ok, checks[], failures[]}.
+
+import { writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const args = Object.fromEntries(
+	process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+for (const k of ['url', 'workspace', 'shots', 'result', 'api-key']) {
+	if (!args[k]) {
+		console.error(`driver.mjs: --${k} is required`);
+		process.exit(2);
+	}
+}
+const browserPath = args.chromium ?? '/usr/bin/chromium';
+const WAIT = 60_000; // a UI element, on a shared 2-core machine
+mkdirSync(args.shots, { recursive: true });
+
+const checks = [];
+const failures = [];
+const blocked = new Set(); // non-loopback requests the page tried
+let page;
+let shotN = 0;
+
+function finish(code) {
+	if (blocked.size) console.log(`blocked non-loopback requests: ${[...blocked].join(', ')}`);
+	writeFileSync(args.result, JSON.stringify({ ok: failures.length === 0 && code === 0, checks, failures, blocked: [...blocked] }, null, 2));
+	process.exit(code);
+}
+
+async function shot(name) {
+	shotN++;
+	const file = join(args.shots, `${String(shotN).padStart(2, '0')}-${name}.png`);
+	await page.waitForTimeout(500); // let notifications finish sliding in
+	await page.screenshot({ path: file }).catch((e) => console.error(`screenshot ${file}: ${e}`));
+	return file;
+}
+
+/** step runs fn; a failure is recorded with a screenshot and ends the run. */
+async function step(name, fn) {
+	const t0 = Date.now();
+	try {
+		await fn();
+		checks.push(`${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+		console.log(`ok   ${name}`);
+	} catch (e) {
+		// What the user saw: the notifications and the status bar.
+		const seen = async (sel) => (await page?.locator(sel).allInnerTexts().catch(() => []))?.join(' | ') ?? '';
+		const toasts = await seen('.notifications-toasts .notification-toast');
+		const status = await seen('.statusbar-item');
+		failures.push(`${name}: ${e?.message ?? e}\n  notifications: ${toasts}\n  status bar: ${status}`);
+		console.log(`FAIL ${name}: ${e}\n  notifications: ${toasts}\n  status bar: ${status}`);
+		await page?.screenshot({ path: join(args.shots, `fail-${name}.png`) }).catch(() => undefined);
+		throw e;
+	}
+}
+
+const browser = await chromium
+	.launch({
+		executablePath: browserPath,
+		args: [
+			'--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+			'--disable-background-networking', '--disable-component-update', '--disable-sync',
+		],
+	})
+	.catch((e) => {
+		failures.push(`cannot start ${browserPath}: ${e}`);
+		finish(1);
+	});
+
+try {
+	const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+	// Loopback only: any other request of the page is aborted and reported.
+	await ctx.route('**/*', (route) => {
+		const url = route.request().url();
+		if (/^(https?|wss?):\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//.test(url) || /^(data|blob):/.test(url)) return route.continue();
+		blocked.add(url.slice(0, 120));
+		return route.abort();
+	});
+	page = await ctx.newPage();
+	page.setDefaultTimeout(WAIT);
+	await run();
+	await browser.close();
+	finish(0);
+} catch (e) {
+	await browser.close().catch(() => undefined);
+	finish(1);
+}
+
+// ---- helpers on VS Code's UI
+
+/** command runs a palette command by its exact title. */
+async function command(title) {
+	await page.keyboard.press('F1');
+	const input = page.locator('.quick-input-widget input');
+	await input.waitFor({ state: 'visible' });
+	await input.fill('>' + title);
+	const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+	await item.waitFor({ state: 'visible' });
+	await item.click();
+}
+
+/** answerInputBox types text into the input box a command opened (not the palette). */
+async function answerInputBox(text) {
+	const input = page.locator('.quick-input-widget:visible input:not([aria-label^="Type the name of a command"])');
+	await input.waitFor({ state: 'visible' });
+	await input.fill(text);
+	await input.press('Enter');
+}
+
+async function openFile(name) {
+	await page.keyboard.press('Control+P');
+	const input = page.locator('.quick-input-widget input');
+	await input.waitFor({ state: 'visible' });
+	await input.fill(name);
+	await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible' });
+	await input.press('Enter');
+	await page.locator(`.tab.active`, { hasText: name }).waitFor({ state: 'visible' });
+	await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible' });
+}
+
+/** selectLines selects whole lines from..to (1-based) in the active editor. */
+async function selectLines(from, to) {
+	await page.locator('.monaco-editor .view-lines').first().click();
+	await page.keyboard.press('Control+Home');
+	for (let i = 1; i < from; i++) await page.keyboard.press('ArrowDown');
+	for (let i = from; i <= to; i++) await page.keyboard.press('Shift+ArrowDown');
+	await page.locator('.statusbar-item', { hasText: /\(\d+ selected\)/ }).first().waitFor({ state: 'visible' });
+}
+
+async function notification(text) {
+	const toast = page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+	await toast.waitFor({ state: 'visible' });
+	return toast;
+}
+
+/** applyPreview waits for the Refactor Preview with the given hunks (by line), ticks some, and applies. */
+async function applyPreview(lines, tick, shotName) {
+	for (const l of lines) await page.locator(`.monaco-list-row[aria-label^="line ${l},"]`).waitFor({ state: 'visible' });
+	for (const l of lines) {
+		// needsConfirmation: VS Code shows every hunk unticked.
+		await page.locator(`.monaco-list-row[aria-label^="line ${l},"] .edit-checkbox[aria-checked="false"]`).waitFor({ state: 'visible' });
+	}
+	for (const l of tick) {
+		await page.locator(`.monaco-list-row[aria-label^="line ${l},"] .edit-checkbox`).click();
+		await page.locator(`.monaco-list-row[aria-label^="line ${l},"] .edit-checkbox[aria-checked="true"]`).waitFor({ state: 'visible' });
+	}
+	await shot(shotName);
+	await page.getByRole('button', { name: 'Apply', exact: true }).click();
+}
+
+/** outputText is the text of the Output view's editor. */
+async function outputText() {
+	const lines = page.locator('.output-view .view-lines, [id="workbench.panel.output"] .view-lines').first();
+	await lines.waitFor({ state: 'visible' });
+	return (await lines.innerText()).replace(/\u00a0/g, ' ');
+}
+
+async function expectOutput(wants) {
+	const deadline = Date.now() + WAIT;
+	let text = '';
+	while (Date.now() < deadline) {
+		text = await outputText().catch(() => '');
+		if (wants.every((w) => text.includes(w))) return;
+		await page.waitForTimeout(500);
+	}
+	throw new Error(`the run's output lacks ${JSON.stringify(wants.filter((w) => !text.includes(w)))}:\n${text}`);
+}
+
+function diskText() {
+	return readFileSync(join(args.workspace, 'main.go'), 'utf8');
+}
+
+async function run() {
+	await step('activation', async () => {
+		await page.goto(`${args.url}/?folder=${encodeURIComponent(args.workspace)}`);
+		await page.locator('.monaco-workbench').waitFor({ state: 'visible' });
+		await openFile('main.go');
+		// The extension's status bar item says the server runs ("agentls: starting" before).
+		await page.locator('.statusbar-item', { hasText: /^\s*agentls\s*$/ }).first().waitFor({ state: 'visible' });
+		await shot('editor');
+	});
+	await step('set_api_key', async () => {
+		// The key goes to VS Code's SecretStorage and, on restart, into the server's environment.
+		await command('agentls: Set API Key');
+		await answerInputBox(args['api-key']);
+		await notification('API key stored; the server restarted');
+		await page.locator('.statusbar-item', { hasText: /^\s*agentls\s*$/ }).first().waitFor({ state: 'visible' });
+	});
+	await step('plan_on_selection', async () => {
+		await openFile('main.go');
+		await selectLines(5, 7);
+		await command('agentls: Plan');
+		await answerInputBox('Capitalize the greeting');
+		const toast = await notification('agentls plan done');
+		await shot('plan-done');
+		// The plan is kept as a markdown document.
+		await toast.getByRole('button', { name: 'Open Plan' }).click();
+		await page.locator('.tab.active', { hasText: /\.md/ }).waitFor({ state: 'visible' });
+		await page.locator('.monaco-editor .view-lines', { hasText: 'Plan: Capitalize the greeting' }).first().waitFor({ state: 'visible' });
+		await page.locator('.monaco-editor .view-lines', { hasText: 'Run go build' }).first().waitFor({ state: 'visible' });
+		await shot('plan-document');
+		await page.keyboard.press('Control+W');
+		await openFile('main.go');
+	});
+	await step('execute_one_hunk_of_two', async () => {
+		await command('agentls: Execute');
+		await answerInputBox('Capitalize both words');
+		// The command asks first (window/showMessageRequest): approve it in the notification.
+		const question = await notification('./build.sh');
+		await shot('approve-command');
+		await question.getByRole('button', { name: 'Approve', exact: true }).click();
+		await applyPreview([6, 10], [6], 'refactor-preview');
+		await notification('agentls execute done');
+		await notification('1 proposed, 1 applied, 0 rejected');
+		await shot('execute-done');
+		const text = diskText();
+		if (!text.includes('"Hello, "') || !text.includes('greet("world")')) {
+			throw new Error(`main.go on disk should have the ticked hunk only:\n${text}`);
+		}
+	});
+	await step('run_view', async () => {
+		await command('agentls: Show Run Output');
+		await command('View: Toggle Maximized Panel'); // the whole run in view
+		await expectOutput(['✗ run_command ./build.sh: exit 126', 'I will capitalize both words.', '▶ edit_file', '✓ edit_file main.go',
+			'Capitalized the greeting', 'edits: 1 proposed, 1 applied, 0 rejected', 'steps: run_command exit 126; edit_file ok']);
+		await shot('run-view');
+		await command('View: Toggle Maximized Panel');
+	});
+	await step('execute_nothing_ticked_is_rejected', async () => {
+		await openFile('main.go');
+		await command('agentls: Execute');
+		await answerInputBox('Capitalize the name');
+		await applyPreview([10], [], 'refactor-preview-unticked');
+		await notification('1 proposed, 0 applied, 1 rejected');
+		await shot('execute-rejected');
+		if (!diskText().includes('greet("world")')) throw new Error(`nothing was ticked, yet main.go changed:\n${diskText()}`);
+	});
+	await step('review_problems', async () => {
+		await openFile('main.go');
+		await page.locator('.monaco-editor .view-lines').first().click();
+		await page.keyboard.press('Control+A');
+		await page.keyboard.press('Control+Alt+A'); // the documented chord: ctrl+alt+a r
+		await page.keyboard.press('R');
+		await notification('agentls review done');
+		await page.keyboard.press('Control+Shift+M');
+		await page.locator('.markers-panel .monaco-list-row', { hasText: 'greet returns a dangling greeting' }).first().waitFor({ state: 'visible' });
+		await shot('problems');
+	});
+	await step('cancel_from_progress', async () => {
+		await page.locator('.monaco-editor .view-lines').first().click();
+		await command('agentls: Execute');
+		await answerInputBox('Something slow');
+		const progress = await notification('agentls execute');
+		await page.locator('.statusbar-item', { hasText: 'agentls execute' }).first().waitFor({ state: 'visible' });
+		await shot('progress');
+		await progress.getByRole('button', { name: 'Cancel' }).click();
+		await notification('agentls execute cancelled');
+		await shot('cancelled');
+	});
+}
