@@ -176,7 +176,11 @@ func runNeovim(t *testing.T, repo, bin, nvim string) {
 	if !slices.ContainsFunc(raw, func(r json.RawMessage) bool {
 		return strings.Contains(string(r), `\"answer\":\"modify\"`) && strings.Contains(string(r), "git push --dry-run")
 	}) {
-		t.Errorf("no model request has the modified human_confirm answer:\n%s", tail2(string(raw[len(raw)-1]), 600))
+		last := ""
+		if len(raw) > 0 {
+			last = string(raw[len(raw)-1])
+		}
+		t.Errorf("no model request has the modified human_confirm answer:\n%s", tail2(last, 600))
 	}
 	// A16: "execute this plan" sent the plan's conversation and the
 	// instruction to carry it out.

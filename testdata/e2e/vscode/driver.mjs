@@ -214,7 +214,7 @@ async function run() {
 		await openFile('main.go');
 	});
 	await step('execute_one_hunk_of_two', async () => {
-		await command('agentls: Execute');
+		await command('agentls: Execute…');
 		await answerInputBox('Capitalize both words');
 		// The command asks first (window/showMessageRequest): approve it in the notification.
 		const question = await notification('./build.sh');
@@ -239,7 +239,7 @@ async function run() {
 	});
 	await step('execute_nothing_ticked_is_rejected', async () => {
 		await openFile('main.go');
-		await command('agentls: Execute');
+		await command('agentls: Execute…');
 		await answerInputBox('Capitalize the name');
 		await applyPreview([10], [], 'refactor-preview-unticked');
 		await notification('1 proposed, 0 applied, 1 rejected');
@@ -259,7 +259,7 @@ async function run() {
 	});
 	await step('cancel_from_progress', async () => {
 		await page.locator('.monaco-editor .view-lines').first().click();
-		await command('agentls: Execute');
+		await command('agentls: Execute…');
 		await answerInputBox('Something slow');
 		const progress = await notification('agentls execute');
 		await page.locator('.statusbar-item', { hasText: 'agentls execute' }).first().waitFor({ state: 'visible' });

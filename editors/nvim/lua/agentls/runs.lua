@@ -119,7 +119,12 @@ function M.begin(command, arg)
   local run = { n = #M.runs + 1, mode = mode, target = target, instruction = arg.instruction or "", status = "running", step = "starting" }
   run.bufnr = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(run.bufnr, string.format("agentls://run/%d %s", run.n, mode))
-  vim.bo[run.bufnr].filetype = "markdown"
+  -- Highlighting only, by the syntax file: the markdown filetype's
+  -- ftplugin starts a tree-sitter parser on Neovim 0.12, which fails where
+  -- the parser is not installed; an enhancement must not stop the run.
+  pcall(function()
+    vim.bo[run.bufnr].syntax = "markdown"
+  end)
   vim.bo[run.bufnr].bufhidden = "hide"
   vim.bo[run.bufnr].modifiable = false
   table.insert(M.runs, run)
