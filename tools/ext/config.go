@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools/hooks"
@@ -53,7 +52,9 @@ func LoadUser(path string) (*Config, error) {
 	if path == "" {
 		return c, nil
 	}
-	data, err := os.ReadFile(path)
+	// The user's own file: symlinks may lead anywhere, but a FIFO or a
+	// device is refused and the size is capped, as for the policy file.
+	data, err := sandbox.ReadRegularFile(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -72,11 +73,6 @@ func LoadUser(path string) (*Config, error) {
 // that names the file and never its content.
 func LoadProject(root string) (*Config, error) {
 	c := &Config{}
-	r, err := sandbox.OpenRoot(root)
-	if err != nil {
-		return nil, fmt.Errorf("workspace root: %v", err)
-	}
-	defer r.Close()
 	for _, f := range []struct {
 		rel  string
 		into func(*Config)
@@ -84,7 +80,7 @@ func LoadProject(root string) (*Config, error) {
 		{ProjectHooksFile, func(p *Config) { c.Hooks = p.Hooks }},
 		{ProjectMCPFile, func(p *Config) { c.MCPServers = p.MCPServers }},
 	} {
-		p, err := readProjectFile(r, f.rel)
+		p, err := readProjectFile(root, f.rel)
 		if err != nil {
 			return nil, err
 		}
@@ -95,17 +91,16 @@ func LoadProject(root string) (*Config, error) {
 	return c, nil
 }
 
-func readProjectFile(r *sandbox.Root, rel string) (*Config, error) {
-	data, err := r.ReadFile(rel, maxConfig)
+func readProjectFile(root, rel string) (*Config, error) {
+	// The one reader of untrusted configuration (T20): a regular file
+	// inside the root only, without blocking, size-capped, and errors that
+	// never say what is behind the file.
+	data, err := sandbox.ReadConfigFile(root, rel, maxConfig)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	case errors.Is(err, sandbox.ErrTooLarge):
-		return nil, fmt.Errorf("project file %s: over %d bytes", rel, maxConfig)
-	case errors.Is(err, sandbox.ErrNotRegular):
-		return nil, fmt.Errorf("project file %s: not a regular file", rel)
 	case err != nil:
-		return nil, fmt.Errorf("project file %s: cannot be read inside the workspace", rel)
+		return nil, fmt.Errorf("project file %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var p Config

@@ -191,9 +191,9 @@ func TestLoadProject_T20(t *testing.T) {
 	}{
 		{"missing", func(string) {}, ""},
 		{"fifo", func(d string) { syscall.Mkfifo(filepath.Join(d, "mcp.json"), 0o644) }, "not a regular file"},
-		{"symlink out", func(d string) { os.Symlink(secret, filepath.Join(d, "mcp.json")) }, "cannot be read inside the workspace"},
+		{"symlink out", func(d string) { os.Symlink(secret, filepath.Join(d, "mcp.json")) }, "not a file inside the workspace"},
 		{"directory", func(d string) { os.Mkdir(filepath.Join(d, "mcp.json"), 0o755) }, "not a regular file"},
-		{"huge", func(d string) { os.WriteFile(filepath.Join(d, "mcp.json"), make([]byte, maxConfig+1), 0o644) }, "over"},
+		{"huge", func(d string) { os.WriteFile(filepath.Join(d, "mcp.json"), make([]byte, maxConfig+1), 0o644) }, "file too large"},
 		{"invalid", func(d string) { os.WriteFile(filepath.Join(d, "mcp.json"), []byte(`{"mcpServers": TOPSECRET}`), 0o644) }, "not valid JSON (at byte"},
 		{"wrong type", func(d string) {
 			os.WriteFile(filepath.Join(d, "mcp.json"), []byte(`{"mcpServers":{"TOPSECRET":{"args":"TOPSECRET"}}}`), 0o644)
