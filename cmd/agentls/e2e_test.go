@@ -24,7 +24,6 @@ package main
 // With AGENTLS_E2E=1 a missing tool is a failure, not a skip.
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -411,10 +410,17 @@ func copyWorkspace(t *testing.T, repo string) string {
 // the client cannot outlive the test.
 func runBounded(t *testing.T, cmd *exec.Cmd, dir string, env []string) ([]byte, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), e2eScenarioTime)
+	return runBoundedFor(t, cmd, dir, env, e2eScenarioTime)
+}
+
+// runBoundedFor runs cmd in dir with env, its output captured, in its
+// own process group, killed whole after limit.
+func runBoundedFor(t *testing.T, cmd *exec.Cmd, dir string, env []string, limit time.Duration) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
-	var out bytes.Buffer
 	cmd.Dir, cmd.Env = dir, env
+	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = 5 * time.Second
@@ -429,14 +435,10 @@ func runBounded(t *testing.T, cmd *exec.Cmd, dir string, env []string) ([]byte, 
 	case <-ctx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		err = fmt.Errorf("killed after %s: %w", e2eScenarioTime, ctx.Err())
+		err = fmt.Errorf("killed after %s: %w", limit, ctx.Err())
 	}
-	// Whatever the client left behind in its group (a server it did not
-	// stop) is killed too.
-	if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr == nil && err == nil {
-		t.Logf("processes were still running in the client's process group after it exited; killed them")
-	}
-	return out.Bytes(), err
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return []byte(out.String()), err
 }
 
 func tail(path string, n int) string {

@@ -12,7 +12,6 @@ package main
 // $AGENTLS_E2E_ARTIFACTS, default testdata/e2e/vscode/screenshots.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -259,33 +258,6 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// runBoundedFor is runBounded with its own time limit.
-func runBoundedFor(t *testing.T, cmd *exec.Cmd, dir string, env []string, limit time.Duration) ([]byte, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), limit)
-	defer cancel()
-	cmd.Dir, cmd.Env = dir, env
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		err = fmt.Errorf("killed after %s: %w", limit, ctx.Err())
-	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	return []byte(out.String()), err
 }
 
 // startBackground starts cmd in its own process group with its output in
