@@ -80,6 +80,7 @@ type Model struct {
 	stall      time.Duration
 	maxRetries int
 	maxWait    time.Duration
+	cache      msgCache // the JSON of recent messages (encode.go)
 }
 
 var _ agent.Model = (*Model)(nil)
@@ -154,7 +155,7 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, onText func(delt
 	if req == nil {
 		return nil, errors.New("openai: nil request")
 	}
-	params, err := m.params(req)
+	body, err := m.body(req)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, onText func(delt
 	m.log.Debug("Model request", slog.String("model", m.model),
 		slog.Int("messages", len(req.Messages)), slog.Int("tools", len(req.Tools)))
 	for attempt := 1; ; attempt++ {
-		resp, w, err := m.attempt(ctx, callCtx, &params, onText, attempt)
+		resp, w, err := m.attempt(ctx, callCtx, body, onText, attempt)
 		if err == nil {
 			return resp, nil
 		}
@@ -187,13 +188,15 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, onText func(delt
 
 // attempt makes one HTTP request and reads its answer. The returned watch
 // says what the server answered, for the retry decision.
-func (m *Model) attempt(ctx, callCtx context.Context, params *openai.ChatCompletionNewParams,
+func (m *Model) attempt(ctx, callCtx context.Context, body []byte,
 	onText func(string), n int) (*agent.Response, *watch, error) {
 	attemptCtx, cancel := context.WithCancelCause(callCtx)
 	defer cancel(nil)
 	w := newWatch(m, cancel, n)
 	defer w.disarm()
-	stream := m.client.Chat.Completions.NewStreaming(attemptCtx, *params, option.WithMiddleware(w.middleware))
+	// The body is ready (see [Model.body]); the empty params cost nothing.
+	stream := m.client.Chat.Completions.NewStreaming(attemptCtx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body), option.WithMiddleware(w.middleware))
 	defer stream.Close()
 	if stream.Err() == nil {
 		if res := w.response(); res != nil && !isEventStream(res) {
