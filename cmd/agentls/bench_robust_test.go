@@ -45,6 +45,11 @@ type procRWC struct {
 }
 
 func startServe(b *testing.B, bin string, env ...string) *serveProc {
+	return startServeWith(b, bin, jsonrpc2.MethodNotFoundHandler, env...)
+}
+
+// startServeWith is startServe with h answering the server's requests.
+func startServeWith(b *testing.B, bin string, h jsonrpc2.Handler, env ...string) *serveProc {
 	root, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -65,7 +70,7 @@ func startServe(b *testing.B, bin string, env ...string) *serveProc {
 		b.Fatal(err)
 	}
 	p := &serveProc{cmd: cmd, conn: lspserver.NewConn(procRWC{out, in}), root: root}
-	p.conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+	p.conn.Go(context.Background(), h)
 	b.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
