@@ -31,7 +31,7 @@ var concurrentTurns = []struct{ name, args string }{
 	{"read_file", `{"path":"main.go"}`},
 	{"run_command", `{"command":"echo hi; ls; cat main.go"}`},
 	{"read_file", `{"path":"README.md"}`},
-	{"run_command", `{"command":"echo done"}`},
+	{"run_command", `{"command":"seq 1 300000"}`},
 }
 
 // runModel answers requests of several concurrent runs, each from its
@@ -82,6 +82,8 @@ type memWatch struct {
 	peakTotal float64    // MiB, RSS of server + helpers at one moment
 	peakPss   float64    // MiB, PSS of server + helpers at one moment
 	peakHelp  float64    // MiB, the largest helper's VmHWM
+	peakAnon  float64    // MiB, the server's RssAnon (heap, stacks)
+	peakFile  float64    // MiB, the server's RssFile (the binary's pages)
 	helpers   map[int]bool
 }
 
@@ -114,16 +116,18 @@ func (w *memWatch) sample() {
 		w.helpers[k] = true
 		w.peakHelp = max(w.peakHelp, procKB(k, "VmHWM")/1024)
 	}
+	w.peakAnon = max(w.peakAnon, procKB(w.pid, "RssAnon")/1024)
+	w.peakFile = max(w.peakFile, procKB(w.pid, "RssFile")/1024)
 	w.peakTotal = max(w.peakTotal, total/1024)
 	w.peakPss = max(w.peakPss, pss/1024)
 }
 
-func (w *memWatch) finish() (peakTotal, peakPss, peakHelper float64, helpers int) {
+func (w *memWatch) finish() *memWatch {
 	close(w.stop)
 	<-w.done
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.peakTotal, w.peakPss, w.peakHelp, len(w.helpers)
+	return w
 }
 
 // pssKB is the proportional set size of pid in kB: its private pages and
@@ -199,7 +203,7 @@ func answerAll(_ context.Context, req *jsonrpc2.Request) (any, error) {
 func BenchmarkServeConcurrent_I16(b *testing.B) {
 	const runs = 16
 	bin := benchBinary(b)
-	var hwm, total, pss, helper, helpers, wall []float64
+	var hwm, anon, file, total, pss, helper, helpers, wall []float64
 	for b.Loop() {
 		model := newRunModel()
 		p := startServeWith(b, bin, answerAll, "OPENAI_BASE_URL="+model.srv.URL+"/v1", "AGENTLS_MODEL=bench", "OPENAI_API_KEY=x")
@@ -242,9 +246,11 @@ func BenchmarkServeConcurrent_I16(b *testing.B) {
 		for err := range errs {
 			b.Error(err)
 		}
-		t, ps, h, n := w.finish()
+		m := w.finish()
 		hwm = append(hwm, procKB(p.cmd.Process.Pid, "VmHWM")/1024)
-		total, pss, helper, helpers = append(total, t), append(pss, ps), append(helper, h), append(helpers, float64(n))
+		anon, file = append(anon, m.peakAnon), append(file, m.peakFile)
+		total, pss = append(total, m.peakTotal), append(pss, m.peakPss)
+		helper, helpers = append(helper, m.peakHelp), append(helpers, float64(len(m.helpers)))
 		p.stop(b)
 		model.srv.Close()
 		if b.Failed() {
@@ -253,6 +259,8 @@ func BenchmarkServeConcurrent_I16(b *testing.B) {
 	}
 	median := func(vs []float64) float64 { slices.Sort(vs); return vs[len(vs)/2] }
 	b.ReportMetric(median(hwm), "MiB-server-peak")
+	b.ReportMetric(median(anon), "MiB-server-anon-peak")
+	b.ReportMetric(median(file), "MiB-server-file-peak")
 	b.ReportMetric(median(total), "MiB-server+helpers-RSS-peak")
 	b.ReportMetric(median(pss), "MiB-server+helpers-PSS-peak")
 	b.ReportMetric(median(helper), "MiB-largest-helper")
