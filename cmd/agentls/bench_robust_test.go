@@ -58,10 +58,6 @@ func startServeWith(b *testing.B, bin string, h jsonrpc2.Handler, env ...string)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), append([]string{"HOME=" + root, "XDG_STATE_HOME=" + root}, env...)...)
 	cmd.Stderr = io.Discard
-	if f := os.Getenv("ZZ_STDERR"); f != "" {
-		fh, _ := os.Create(f)
-		cmd.Stderr = fh
-	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
