@@ -28,7 +28,11 @@ import (
 //   - cpu-s/session: user+system CPU of the server and everything it
 //     started (helpers, shells, commands), from wait4;
 //   - peak-RSS-MiB: the server's peak RSS plus the largest sandbox
-//     helper's, sampled from /proc (server-MiB and helper-MiB apart);
+//     helper's (server-MiB and helper-MiB apart): VmHWM of the server and
+//     of the processes below it (the prestarted helper) at every model
+//     request, and wait4's maxrss for helpers that outgrew the server.
+//     Polling /proc more often would cost the server: every dentry of a
+//     task read there is invalidated, under spinlocks, when it is reaped;
 //   - ms-to-first-request: process start to the first model request;
 //   - ms-after-shell: agent time after a shell turn, from the moment the
 //     command's last line (a date +%s%N stamp) was written to the next
@@ -157,24 +161,7 @@ func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
 	mu.Lock()
 	pid = cmd.Process.Pid
 	mu.Unlock()
-	stop := make(chan struct{})
-	polled := make(chan struct{})
-	go func() { // helpers live a few milliseconds: look often
-		defer close(polled)
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				tree.sample(pid)
-			}
-		}
-	}()
 	err := cmd.Wait()
-	close(stop)
-	<-polled
 	if err != nil {
 		b.Fatalf("agentls exec: %v\n%s", err, out.Bytes())
 	}
@@ -191,6 +178,11 @@ func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
 		firstBytes: len(bodies[0]),
 	}
 	r.serverKB, r.helperKB = tree.peaks(pid)
+	// wait4's maxrss is the largest of the server and everything it
+	// reaped: above the server's own peak, it is a helper's.
+	if ru.Maxrss > r.serverKB {
+		r.helperKB = max(r.helperKB, ru.Maxrss)
+	}
 	var after []time.Duration
 	for k := 1; k < len(bodies); k++ {
 		result, raw := lastToolResult(b, bodies[k])
