@@ -86,7 +86,7 @@ func (r *Run) Keep(path string, old []byte, exists bool) error {
 	r.s.mu.Lock()
 	rec := &record{Kind: kindChange, Time: time.Now().UTC(), Run: r.N, Path: path, Before: k.before, Create: k.create, Kept: k.kept}
 	r.s.apply(rec)
-	_ = r.s.write(true, rec)
+	_ = r.s.writeNow(rec)
 	r.s.mu.Unlock()
 	return err
 }

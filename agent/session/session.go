@@ -38,6 +38,10 @@ type Session struct {
 	// lock; Begin reads it again under the lock.
 	unchecked bool
 	blobs     map[string][]byte // checkpoints of a store in memory, by blob path
+	// syncing is closed when the background fsync ends; nil when none
+	// runs. syncWanted: records were written since it started.
+	syncing    chan struct{}
+	syncWanted bool
 }
 
 // runInfo is what the log says about one run.
@@ -329,10 +333,23 @@ func (s *Session) repair(path string, data []byte, good int, rec *Recovery) erro
 	return writeAtomic(path, data[:good])
 }
 
-// write appends records to the log in one write, and fsyncs when sync is
-// set (turn boundaries). A failure is warned about once per session and
+// write appends records to the log in one write and, when sync is set
+// (turn boundaries), has them fsynced in the background (see syncSoon):
+// once write returns the kernel has them, so agentls itself can crash
+// without losing a turn. A failure is warned about once per session and
 // returned; the log is cut back to its last complete record.
 func (s *Session) write(sync bool, recs ...*record) error {
+	return s.append(sync, false, recs...)
+}
+
+// writeNow is write with the fsync done before it returns, for records
+// that must be on disk before what they describe happens (the
+// checkpoint of a file about to change).
+func (s *Session) writeNow(recs ...*record) error {
+	return s.append(true, true, recs...)
+}
+
+func (s *Session) append(sync, now bool, recs ...*record) error {
 	s.updated = time.Now().UTC()
 	if s.f == nil {
 		return nil
@@ -346,8 +363,11 @@ func (s *Session) write(sync bool, recs ...*record) error {
 		buf = append(buf, line...)
 	}
 	n, err := s.f.Write(buf)
-	if err == nil && sync {
-		err = s.f.Sync()
+	switch {
+	case err == nil && now:
+		err = fsync(s.f)
+	case err == nil && sync:
+		s.syncSoon()
 	}
 	if err != nil {
 		if n > 0 {
@@ -427,6 +447,9 @@ func (s *Session) Close() error {
 	defer s.mu.Unlock()
 	if s.f == nil {
 		return nil
+	}
+	if s.syncing != nil {
+		fsync(s.f) // what the background fsync has not done yet
 	}
 	err := s.f.Close()
 	s.f = nil

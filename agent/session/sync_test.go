@@ -1,0 +1,105 @@
+package session
+
+import (
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/agent"
+)
+
+// slowFsync makes every fsync wait for release and counts them.
+func slowFsync(t *testing.T) (release func(), count *atomic.Int32) {
+	gate := make(chan struct{})
+	count = new(atomic.Int32)
+	old := fsync
+	fsync = func(f *os.File) error {
+		<-gate
+		count.Add(1)
+		return f.Sync()
+	}
+	var once bool
+	release = func() {
+		if !once {
+			once = true
+			close(gate)
+		}
+	}
+	t.Cleanup(func() { release(); fsync = old })
+	return release, count
+}
+
+// TestSession_Issue16_TurnFsyncOffTheCriticalPath: a turn's checkpoint
+// returns while its fsync is still running (the next model request does
+// not wait for the disk), the records are in the file already, and
+// Close makes them durable.
+func TestSession_Issue16_TurnFsyncOffTheCriticalPath(t *testing.T) {
+	dir := t.TempDir()
+	st, _ := newStore(t, dir)
+	s, err := st.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Begin(t.Context(), "execute", "change", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.waitSynced()
+	release, count := slowFsync(t)
+	returned := make(chan struct{})
+	go func() {
+		r.Checkpoint([]agent.Message{user("task"), said("done")})
+		close(returned)
+	}()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Checkpoint waited for its fsync")
+	}
+	data, err := os.ReadFile(st.path(s.ID))
+	if err != nil || !contains(data, `"done"`) {
+		t.Fatalf("the turn is not in the log before its fsync: %v\n%s", err, data)
+	}
+	release()
+	s.waitSynced()
+	if count.Load() == 0 {
+		t.Fatal("the turn was never fsynced")
+	}
+	r.End("done", 1, "")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSession_Issue16_CheckpointOfAChangeIsDurableFirst: the record of a
+// file's old content is fsynced before Keep returns, since the edit it
+// makes revertible lands right after.
+func TestSession_Issue16_CheckpointOfAChangeIsDurableFirst(t *testing.T) {
+	dir := t.TempDir()
+	st, _ := newStore(t, dir)
+	s, _ := st.New()
+	r, _ := s.Begin(t.Context(), "execute", "change", 0)
+	s.waitSynced()
+	release, count := slowFsync(t)
+	returned := make(chan struct{})
+	go func() {
+		r.Keep("a.go", []byte("v1"), true)
+		close(returned)
+	}()
+	select {
+	case <-returned:
+		t.Fatal("Keep returned before its record was fsynced")
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	<-returned
+	if count.Load() == 0 {
+		t.Fatal("no fsync")
+	}
+	r.End("done", 1, "")
+	s.Close()
+}
+
+func contains(data []byte, s string) bool { return strings.Contains(string(data), s) }
