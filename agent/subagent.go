@@ -70,8 +70,8 @@ func SubAgentTool(parent *RunOptions, opts *SubAgentOptions) *tools.Tool {
 	}
 	return &tools.Tool{
 		Name: SubAgentToolName,
-		Description: fmt.Sprintf("Give a self-contained task (e.g. reading many files) to a sub-agent and get its report. "+
-			"It gets some of your tools (default %s), cannot start agents, stops after %d turns. Say exactly what to report.",
+		Description: fmt.Sprintf("Delegate a self-contained task (e.g. reading many files) to a sub-agent and get its report. "+
+			"It gets some of your tools (default %s), cannot start agents, stops after %d turns. Say what to report.",
 			strings.Join(a.opts.Tools, ", "), a.opts.MaxTurns),
 		Risk: tools.RiskNone,
 		Schema: json.RawMessage(`{
