@@ -168,11 +168,11 @@ type run struct {
 }
 
 func (r *run) loop(ctx context.Context) *Outcome {
-	specs, names := toolSpecs(r.opts.Tools.Tools())
+	specs := toolSpecs(r.opts.Tools.Tools())
 	r.specs = specs
 	sys := r.opts.SystemPrompt
 	if sys == "" {
-		sys = prompts.System(prompts.SystemData{Brief: r.opts.Mode.Brief(), Tools: names})
+		sys = prompts.System(prompts.SystemData{Brief: r.opts.Mode.Brief()})
 	}
 	task := r.opts.Task
 	task.Instruction = r.expandInput(ctx, task.Instruction)
@@ -343,14 +343,16 @@ func (r *run) finish(s Status, summary string, err error) *Outcome {
 	return &r.out
 }
 
-func toolSpecs(ts []*tools.Tool) ([]ToolSpec, []string) {
+// toolSpecs is what the model is told about the offered tools: each
+// tool's name, description and [tools.ModelSchema], its schema without the
+// limits the gateway enforces (issue 16). The tool list is not repeated in
+// the system prompt.
+func toolSpecs(ts []*tools.Tool) []ToolSpec {
 	specs := make([]ToolSpec, 0, len(ts))
-	names := make([]string, 0, len(ts))
 	for _, t := range ts {
-		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Schema})
-		names = append(names, t.Name)
+		specs = append(specs, ToolSpec{Name: t.Name, Description: t.Description, Parameters: tools.ModelSchema(t.Schema)})
 	}
-	return specs, names
+	return specs
 }
 
 // fixCallIDs gives every call a non-empty ID unique in the whole

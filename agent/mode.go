@@ -94,10 +94,11 @@ func (m Mode) String() string {
 	return m.spec().name
 }
 
-// Tools returns the names of the tools a run in m offers, a fresh slice
-// each time: the mode's own tools, then http_fetch when network is set
-// (the run's policy allows some hosts) and the mode may use it, then the
-// agent tool ([SubAgentToolName]) when the mode may start sub-agents.
+// Tools returns the names of the tools a run in m offers when every tool
+// can be used (see [Mode.Offer]), a fresh slice each time: the mode's own
+// tools, then http_fetch when network is set (the run's policy allows some
+// hosts) and the mode may use it, then the agent tool ([SubAgentToolName])
+// when the mode may start sub-agents.
 func (m Mode) Tools(network bool) []string {
 	s := m.spec()
 	out := slices.Clone(s.tools)
@@ -109,6 +110,66 @@ func (m Mode) Tools(network bool) []string {
 	}
 	return out
 }
+
+// Conditions are the facts of one run that decide whether a tool of its
+// mode can be used there at all (issue 16, context diet). A tool that
+// cannot is not offered, so its description and schema are not resent
+// with every request; the gateway answers a call to it with why.
+type Conditions struct {
+	// Hosts: the policy's HTTP allowlist names some host (http_fetch).
+	Hosts bool
+	// Answers: someone can answer a question in this run (human_confirm):
+	// false for headless --approve=never, the ci profile, and a client
+	// that declares it answers none.
+	Answers bool
+	// SQLite: the workspace holds a SQLite file (sql_query).
+	SQLite bool
+}
+
+// needs says, for the tools that depend on the run, why one cannot be
+// used under c ("" when it can). Tools not listed always can.
+var needs = map[string]func(c Conditions) string{
+	"http_fetch": func(c Conditions) string {
+		return unless(c.Hosts, "the policy allows no host (its http.allow list is empty)")
+	},
+	"human_confirm": func(c Conditions) string {
+		return unless(c.Answers, "nobody can answer questions in this run (--approve=never, the ci profile, or an unattended client)")
+	},
+	"sql_query": func(c Conditions) string {
+		return unless(c.SQLite, "the workspace has no SQLite file (*.db, *.sqlite, *.sqlite3, *.db3 with a SQLite header)")
+	},
+}
+
+func unless(ok bool, why string) string {
+	if ok {
+		return ""
+	}
+	return why
+}
+
+// Offer returns the tools a run in m offers under c, in the order of
+// [Mode.Tools], and those of the mode it withholds because c says they
+// cannot be used, each with why. The gateway refuses a withheld tool with
+// that reason ([tools.GatewayOptions.Withheld]); it never runs.
+func (m Mode) Offer(c Conditions) (offered []string, withheld map[string]string) {
+	for _, name := range m.Tools(true) {
+		if need, ok := needs[name]; ok {
+			if why := need(c); why != "" {
+				if withheld == nil {
+					withheld = map[string]string{}
+				}
+				withheld[name] = why
+				continue
+			}
+		}
+		offered = append(offered, name)
+	}
+	return offered, withheld
+}
+
+// Offers reports whether a run in m can offer the tool name at all, under
+// some conditions: whether checking a condition for it is worth the cost.
+func (m Mode) Offers(name string) bool { return slices.Contains(m.Tools(true), name) }
 
 // ReadOnly reports whether a run in m may only read: its gateway refuses
 // every tool whose risk is not read or none, and it proposes no edits.

@@ -70,8 +70,8 @@ func SubAgentTool(parent *RunOptions, opts *SubAgentOptions) *tools.Tool {
 	}
 	return &tools.Tool{
 		Name: SubAgentToolName,
-		Description: fmt.Sprintf("Start a sub-agent on a self-contained task (for example reading or searching many files) and get its report back. "+
-			"It has a subset of your tools (default: %s), cannot start agents, and stops after %d turns. Give it a precise task and say what to report.",
+		Description: fmt.Sprintf("Delegate a self-contained task (e.g. reading many files) to a sub-agent and get its report. "+
+			"It gets some of your tools (default %s), cannot start agents, stops after %d turns. Say what to report.",
 			strings.Join(a.opts.Tools, ", "), a.opts.MaxTurns),
 		Risk: tools.RiskNone,
 		Schema: json.RawMessage(`{
@@ -79,10 +79,9 @@ func SubAgentTool(parent *RunOptions, opts *SubAgentOptions) *tools.Tool {
 	"additionalProperties": false,
 	"required": ["task"],
 	"properties": {
-		"task": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "what to do and what to report"},
+		"task": {"type": "string", "minLength": 1, "maxLength": 20000},
 		"tools": {"type": "array", "maxItems": 16, "uniqueItems": true,
-			"items": {"type": "string", "pattern": "^[a-z0-9_]{1,64}$"},
-			"description": "tool names to give the sub-agent; default: read-only tools"}
+			"items": {"type": "string", "pattern": "^[a-z0-9_]{1,64}$"}}
 	}
 }`),
 		Run: a.run,
@@ -154,10 +153,8 @@ func (a *subAgent) run(ctx context.Context, _ *tools.Env, raw json.RawMessage) (
 			"leave tools out, or use some of: "+strings.Join(a.base(), ", ")), nil
 	}
 	runner := withoutAgent{newRunner(allowed)}
-	var names []string
 	readOnly := true
 	for _, t := range runner.Tools() {
-		names = append(names, t.Name)
 		readOnly = readOnly && (t.Risk == tools.RiskRead || t.Risk == tools.RiskNone)
 	}
 	forward := ReporterFunc(func(e Event) {
@@ -169,7 +166,7 @@ func (a *subAgent) run(ctx context.Context, _ *tools.Env, raw json.RawMessage) (
 		Model: model, Tools: runner, Mode: a.parent.Mode, Task: prompts.TaskData{Instruction: args.Task},
 		MaxTurns: a.opts.MaxTurns, Reporter: forward, Logger: parent.log,
 		Strict: a.parent.Strict, ContextTokens: a.parent.ContextTokens, Background: true,
-		SystemPrompt: prompts.SubAgent(prompts.SubAgentData{Tools: names, MaxTurns: a.opts.MaxTurns, ReadOnly: readOnly}),
+		SystemPrompt: prompts.SubAgent(prompts.SubAgentData{MaxTurns: a.opts.MaxTurns, ReadOnly: readOnly}),
 	})
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return tools.Fail(tools.CodeInternal, "", "cancelled", ""), ctx.Err()

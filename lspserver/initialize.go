@@ -127,6 +127,7 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 			caps.saveDocuments = exp.Agentls.SaveDocuments
 			caps.editText = exp.Agentls.EditText
 			caps.runEvents = exp.Agentls.RunEvents
+			caps.unattended = exp.Agentls.Unattended
 		}
 		var members map[string]json.RawMessage
 		if json.Unmarshal(c.Experimental, &members) == nil {

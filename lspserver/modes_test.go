@@ -60,7 +60,8 @@ func TestServer_E4_B7_ModeDecidesTools(t *testing.T) {
 					`{"id":"a1","name":"agent","arguments":{"task":"write new.go"}}]}`,
 					`{"content":"Done."}`}, "\n")
 			}
-			h := start(t, setup{script: script, files: map[string]string{"a.go": "package a\n"},
+			// data.db starts like a SQLite file, so execute offers sql_query (issue 16).
+			h := start(t, setup{script: script, files: map[string]string{"a.go": "package a\n", "data.db": "SQLite format 3\x00"},
 				caps: fullCaps(true), opts: permissivePolicy(t)})
 			res := h.mustRun(tc.command, map[string]any{"uri": h.uri("a.go"), "instruction": "go"})
 			if res.Status != "done" {

@@ -17,8 +17,9 @@ func (s *Server) equip(r *run) error {
 		Root: s.root, Workspace: r.ws, Findings: r.sink, Reads: tools.NewReadTracker(), Exec: s.opts.Exec,
 		Policy: r.policy, Approver: approver{s}, Session: s.sess, Audit: s.opts.Audit,
 		SessionID: r.id, Logger: r.log,
-		Allowed: r.mode.Tools(allowsHosts(r.policy)), ReadOnly: r.mode.ReadOnly(),
+		ReadOnly: r.mode.ReadOnly(),
 	}
+	o.Allowed, o.Withheld = r.mode.Offer(s.conditions(r))
 	if !r.mode.ReadOnly() {
 		o.Edits, o.Sync = r.edits(), r.prop.flush
 	}
@@ -34,6 +35,24 @@ func (s *Server) equip(r *run) error {
 	r.opts.Tools = gw
 	r.opts.NewRunner = func(allowed []string) agent.ToolRunner { return gw.Subset(allowed) }
 	return nil
+}
+
+// conditions are the facts of r that decide which of its mode's tools can
+// be used at all (issue 16): an allowed host, someone to answer questions,
+// a SQLite file (looked for only when the mode could offer sql_query).
+func (s *Server) conditions(r *run) agent.Conditions {
+	c := agent.Conditions{Hosts: allowsHosts(r.policy), Answers: s.answersQuestions(r.policy)}
+	c.SQLite = r.mode.Offers("sql_query") && tools.WorkspaceHasSQLite(s.root)
+	return c
+}
+
+// answersQuestions reports whether a question of this run can reach
+// someone who answers it: not under the ci profile, and not for a client
+// that declares itself unattended (headless --approve=never).
+func (s *Server) answersQuestions(p *tools.Policy) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return p.Profile != tools.ProfileCI && !s.caps.unattended
 }
 
 // allowsHosts reports whether the policy lets http_fetch reach some host.

@@ -191,6 +191,7 @@ type clientCaps struct {
 	clientName          string
 	clientVersion       string
 	runEvents           bool // experimental.agentls.runEvents
+	unattended          bool // experimental.agentls.unattended: nobody answers questions
 }
 
 func newServer(opts *Options) *Server {

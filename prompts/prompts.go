@@ -33,18 +33,16 @@ const (
 	BriefExecute Brief = "execute"
 )
 
-// SystemData fills the system prompt.
+// SystemData fills the system prompt. It names no tools: the request
+// lists the offered tools, and repeating them here would cost every
+// request bytes (issue 16).
 type SystemData struct {
-	Brief Brief    // the mode paragraph
-	Tools []string // names of the tools offered in this run
+	Brief Brief // the mode paragraph
 }
 
 // System renders the system prompt for one run.
 func System(d SystemData) string {
-	return render("system.md.tmpl", struct {
-		Brief string
-		Tools []string
-	}{render("brief."+string(d.Brief), nil), d.Tools})
+	return render("system.md.tmpl", struct{ Brief string }{render("brief."+string(d.Brief), nil)})
 }
 
 // TaskData fills the user's task message.

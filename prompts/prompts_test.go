@@ -6,21 +6,22 @@ import (
 )
 
 // TestSystem_E4_ModesSayWhatTheyMay checks the instruction layer of E4: each
-// mode's prompt names its mode and the tools offered, and stays lean.
+// mode's prompt names its mode and stays lean; it lists no tools, since the
+// request does (issue 16, context diet).
 func TestSystem_E4_ModesSayWhatTheyMay(t *testing.T) {
 	for _, mode := range []Brief{BriefPlan, BriefReview, BriefExecute} {
-		got := System(SystemData{Brief: mode, Tools: []string{"read_file", "search"}})
+		got := System(SystemData{Brief: mode})
 		if !strings.Contains(got, "Mode: "+strings.ToUpper(string(mode))) {
 			t.Errorf("%s: mode missing:\n%s", mode, got)
 		}
-		if !strings.Contains(got, "read_file, search") {
-			t.Errorf("%s: tools missing:\n%s", mode, got)
+		if strings.Contains(got, "Tools:") || strings.Contains(got, "list_dir") {
+			t.Errorf("%s: issue 16: the system prompt repeats the tool list:\n%s", mode, got)
 		}
 		if mode != BriefExecute && !strings.Contains(got, "Read-only") {
 			t.Errorf("%s: read-only not stated", mode)
 		}
-		if len(got) > 1200 {
-			t.Errorf("%s: system prompt is %d bytes; keep it under 1200", mode, len(got))
+		if len(got) > 500 {
+			t.Errorf("%s: issue 16: system prompt is %d bytes; keep it under 500", mode, len(got))
 		}
 	}
 }

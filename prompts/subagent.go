@@ -2,13 +2,12 @@ package prompts
 
 // SubAgentData fills a sub-agent's system prompt (A10).
 type SubAgentData struct {
-	Tools    []string // names of the tools the sub-agent has
 	MaxTurns int
 	ReadOnly bool
 }
 
 // SubAgent renders the system prompt of a sub-agent. It is the instruction
-// layer of A10: it says the sub-agent cannot spawn agents. Its tool list
-// has no agent tool (parameter layer) and a depth check refuses recursion
+// layer of A10: it says the sub-agent cannot spawn agents. The tools it is
+// given have no agent tool (parameter layer) and a depth check refuses recursion
 // (fallback).
 func SubAgent(d SubAgentData) string { return render("subagent.md.tmpl", d) }

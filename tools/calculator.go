@@ -45,7 +45,7 @@ func Calculator() *Tool {
 	"additionalProperties": false,
 	"required": ["expression"],
 	"properties": {
-		"expression": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "e.g. (2^10 - 24) / 8"}
+		"expression": {"type": "string", "minLength": 1, "maxLength": 1000}
 	}
 }`),
 		// Arithmetic touches nothing: allowed. A bad expression is the

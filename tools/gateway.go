@@ -47,6 +47,11 @@ type GatewayOptions struct {
 	// ReadOnly refuses every tool that is not a read (E4).
 	Allowed  []string
 	ReadOnly bool
+	// Withheld are tools the run does not offer because they cannot be
+	// used in it (issue 16: no SQLite file, nobody to answer, no allowed
+	// host), each with why: a call to one is refused with that reason
+	// ([CodeUnavailable], rule run.not_offered) and never runs.
+	Withheld map[string]string
 	// Tools are tools of this run only, offered next to the registry's
 	// when Allowed names them (the sub-agent tool, built with its parent
 	// run's options). One of them replaces a registry tool of its name.
@@ -79,7 +84,7 @@ func NewGateway(reg *Registry, o *GatewayOptions) (*Runner, error) {
 		Reads: o.Reads, Exec: o.Exec}
 	policy.Apply(env)
 	return NewRunner(reg, env, &RunnerOptions{
-		Allowed: slices.Clone(o.Allowed), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,
+		Allowed: slices.Clone(o.Allowed), Withheld: maps.Clone(o.Withheld), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,
 		Session: o.Session, Audit: o.Audit, Hooks: o.Hooks, SessionID: o.SessionID, Logger: o.Logger,
 	}), nil
 }

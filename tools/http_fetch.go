@@ -39,8 +39,8 @@ func HTTPFetch() *Tool {
 	"additionalProperties": false,
 	"required": ["url"],
 	"properties": {
-		"url": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "absolute https URL"},
-		"method": {"type": "string", "enum": ["GET", "HEAD"], "description": "default GET"}
+		"url": {"type": "string", "minLength": 1, "maxLength": 4096},
+		"method": {"type": "string", "enum": ["GET", "HEAD"]}
 	}
 }`),
 		Check: checkHTTPFetch,

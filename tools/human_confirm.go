@@ -21,7 +21,7 @@ func humanConfirmTool() *Tool {
 	"required": ["question"],
 	"properties": {
 		"question": {"type": "string", "minLength": 1, "maxLength": 2000},
-		"text": {"type": "string", "maxLength": 20000, "description": "a command or text the user may edit before approving"}
+		"text": {"type": "string", "maxLength": 20000, "description": "text the user may edit"}
 	}
 }`),
 		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Verdict, error) {

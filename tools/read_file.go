@@ -25,7 +25,7 @@ func readFileTool() *Tool {
 	"required": ["path"],
 	"properties": {
 		"path": {"type": "string", "minLength": 1, "maxLength": 4096},
-		"offset": {"type": "integer", "minimum": 1, "maximum": 1000000000, "description": "first line, 1-based"},
+		"offset": {"type": "integer", "minimum": 1, "maximum": 1000000000},
 		"limit": {"type": "integer", "minimum": 1, "maximum": 2000}
 	}
 }`),

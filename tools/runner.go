@@ -32,6 +32,9 @@ type RunnerOptions struct {
 	// Allowed are the tool names offered to the model in this run. The
 	// runner refuses every other name, registered or not.
 	Allowed []string
+	// Withheld are tools left out of this run because they cannot be used
+	// in it, each with why ([GatewayOptions.Withheld]).
+	Withheld map[string]string
 	// ReadOnly refuses every tool whose risk is not read or none, even when
 	// it is in Allowed: the fallback layer of a plan run (E4).
 	ReadOnly bool
@@ -161,6 +164,14 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 	// T2: a registered tool offered in this run.
 	e, ok := r.reg.lookup(name)
 	if !ok || !slices.Contains(r.opts.Allowed, name) {
+		if why, withheld := r.opts.Withheld[name]; withheld {
+			var t *Tool
+			if ok {
+				t = e.tool
+			}
+			return refused(t, &ToolError{Code: CodeUnavailable, Reason: fmt.Sprintf("%s is not offered in this run: %s", name, why),
+				Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.not_offered", Subject: name})
+		}
 		if ok && r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk) {
 			return refused(e.tool, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
 				Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.read_only"})

@@ -34,7 +34,7 @@ func searchTool() *Tool {
 	"required": ["pattern"],
 	"properties": {
 		"pattern": {"type": "string", "minLength": 1, "maxLength": 1000},
-		"path": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "file or directory, default \".\""}
+		"path": {"type": "string", "minLength": 1, "maxLength": 4096}
 	}
 }`),
 		Run: runSearch,

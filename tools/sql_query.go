@@ -47,7 +47,7 @@ func SQLQuery() *Tool {
 	"additionalProperties": false,
 	"required": ["database", "query"],
 	"properties": {
-		"database": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "SQLite file in the workspace"},
+		"database": {"type": "string", "minLength": 1, "maxLength": 4096},
 		"query": {"type": "string", "minLength": 1, "maxLength": 20000}
 	}
 }`),

@@ -24,9 +24,11 @@ var models sync.Map
 //
 //	assistant → read_file
 //	tool call_1 package main
+//
+// "modelreq N tools" prints the names of the tools that request offered.
 func scriptModelRequest(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: modelreq N")
+	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "tools") {
+		ts.Fatalf("usage: modelreq N [tools]")
 	}
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
@@ -49,8 +51,19 @@ func scriptModelRequest(ts *testscript.TestScript, neg bool, args []string) {
 				} `json:"function"`
 			} `json:"tool_calls"`
 		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
 	}
 	ts.Check(json.Unmarshal(reqs[n], &req))
+	if len(args) == 2 { // the names of the offered tools, one per line
+		for _, t := range req.Tools {
+			fmt.Fprintln(ts.Stdout(), t.Function.Name)
+		}
+		return
+	}
 	for _, m := range req.Messages {
 		line := m.Role
 		if m.ToolCallID != "" {

@@ -48,6 +48,11 @@ type ClientCapabilities struct {
 	EditText bool `json:"editText" ts:"optional"`
 	// RunEvents: the client wants [MethodRunEvent] notifications (E16).
 	RunEvents bool `json:"runEvents,omitempty"`
+	// Unattended: nobody answers this client's questions; it declines
+	// every window/showMessageRequest without asking a person (headless
+	// --approve=never). Runs then offer no tool that only asks the user
+	// (human_confirm; issue 16).
+	Unattended bool `json:"unattended,omitempty"`
 }
 
 // Experimental is the capabilities.experimental member of initialize as

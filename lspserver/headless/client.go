@@ -205,7 +205,7 @@ func (c *client) initParams() *protocol.InitializeParams {
 	root := uri.File(c.root)
 	// Editing a proposed text (human_confirm "modify") needs a person.
 	exp, _ := json.Marshal(command.Experimental{Agentls: command.ClientCapabilities{
-		SaveDocuments: true, EditText: c.o.Approve == ApproveAsk,
+		SaveDocuments: true, EditText: c.o.Approve == ApproveAsk, Unattended: c.o.Approve == ApproveNever,
 	}})
 	return &protocol.InitializeParams{
 		ProcessID: &pid,
