@@ -14,5 +14,5 @@ func Compact(d CompactData) string {
 	if d.MaxWords <= 0 {
 		d.MaxWords = 600
 	}
-	return render("compact.md.tmpl", d)
+	return fill("compact.md", "mode", string(d.Brief), "max_words", itoa(d.MaxWords))
 }

@@ -7,18 +7,20 @@
 package prompts
 
 import (
-	"bytes"
 	"embed"
+	"strconv"
 	"strings"
-	"sync"
-	"text/template"
 )
 
-//go:embed *.md.tmpl
+// The prompts are plain text files with {{name}} placeholders, filled by
+// fill. They are not text/template: a program that can execute a
+// template may call any exported method by name, so the linker keeps
+// every exported method of every type it has, which made the binary 30
+// MB larger and every agentls process (the server and each sandbox
+// helper) about 6 MiB bigger in RSS, for five fixed prompts (issue 16).
+//
+//go:embed *.md
 var files embed.FS
-
-// tmpl is parsed on first use: package init also runs in every sandbox helper.
-var tmpl = sync.OnceValue(func() *template.Template { return template.Must(template.ParseFS(files, "*.md.tmpl")) })
 
 // Brief names the mode paragraph of the system prompt: what a run is for
 // and what it may do (the instruction layer of E4). Its value is the name
@@ -42,7 +44,7 @@ type SystemData struct {
 
 // System renders the system prompt for one run.
 func System(d SystemData) string {
-	return render("system.md.tmpl", struct{ Brief string }{render("brief."+string(d.Brief), nil)})
+	return fill("system.md", "brief", text("brief-"+string(d.Brief)+".md"))
 }
 
 // TaskData fills the user's task message.
@@ -54,14 +56,41 @@ type TaskData struct {
 }
 
 // Task renders the first user message of a run.
-func Task(d TaskData) string { return render("task.md.tmpl", d) }
-
-func render(name string, data any) string {
-	var b bytes.Buffer
-	if err := tmpl().ExecuteTemplate(&b, name, data); err != nil {
-		// The templates are fixed at compile time and tested; an error here
-		// is a bug, and the bare data still makes a usable prompt.
-		return name + ": " + err.Error()
+func Task(d TaskData) string {
+	var b strings.Builder
+	b.WriteString(d.Instruction)
+	if d.Path != "" {
+		b.WriteString("\n\nFile: " + d.Path)
+		if d.Range != "" {
+			b.WriteString(" (selection " + d.Range + ")")
+		}
+	}
+	if d.Selection != "" {
+		b.WriteString("\n```\n" + d.Selection + "\n```")
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// text is the embedded prompt file name. The files are fixed at compile
+// time and tested; a missing one is a bug, and its name still makes a
+// usable prompt.
+func text(name string) string {
+	data, err := files.ReadFile(name)
+	if err != nil {
+		return name + ": " + err.Error()
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// fill is the prompt file name with each {{key}} of the key, value pairs
+// replaced by its value.
+func fill(name string, kv ...string) string {
+	for i := range kv {
+		if i%2 == 0 {
+			kv[i] = "{{" + kv[i] + "}}"
+		}
+	}
+	return strings.TrimSpace(strings.NewReplacer(kv...).Replace(text(name)))
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -37,3 +37,29 @@ func TestTask_RendersSelection(t *testing.T) {
 		t.Errorf("bare task = %q", got)
 	}
 }
+
+// TestPrompts_Issue16_EveryPlaceholderFilled: no {{name}} survives in any
+// rendered prompt, and every prompt file is used.
+func TestPrompts_Issue16_EveryPlaceholderFilled(t *testing.T) {
+	var got []string
+	for _, b := range []Brief{BriefPlan, BriefReview, BriefExecute} {
+		got = append(got, System(SystemData{Brief: b}), Compact(CompactData{Brief: b}))
+	}
+	got = append(got, SubAgent(SubAgentData{MaxTurns: 3, ReadOnly: true}), SubAgent(SubAgentData{MaxTurns: 3}),
+		Task(TaskData{Instruction: "x", Path: "a.go", Range: "L1:C1-L1:C2", Selection: "y"}))
+	for _, p := range got {
+		if strings.Contains(p, "{{") || strings.Contains(p, ".md:") {
+			t.Errorf("unfilled or missing prompt:\n%s", p)
+		}
+	}
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(got, "\n")
+	for _, e := range entries {
+		if first, _, _ := strings.Cut(text(e.Name()), "{{"); !strings.Contains(all, strings.TrimSpace(first)) {
+			t.Errorf("%s is never rendered", e.Name())
+		}
+	}
+}

@@ -236,6 +236,26 @@ func TestDeps_NoTestHelpersInBinary(t *testing.T) {
 	for _, v := range testHelpersIn(deps) {
 		t.Error(v)
 	}
+	for _, v := range methodKeepersIn(deps) {
+		t.Error(v)
+	}
+}
+
+// methodKeepers are packages that can call any exported method by name:
+// linking one makes the linker keep every exported method of every
+// reachable type (with openai-go's, 30 MB of binary and about 6 MiB of
+// RSS in every agentls process, issue 16).
+var methodKeepers = []string{"text/template", "html/template"}
+
+// methodKeepersIn returns a violation for each method keeper among deps.
+func methodKeepersIn(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		if slices.Contains(methodKeepers, d) {
+			out = append(out, fmt.Sprintf("issue 16: cmd/agentls links %s, which keeps every exported method in the binary", d))
+		}
+	}
+	return out
 }
 
 // TestDeps_CatchesTestHelpersInBinary shows the rule can fail.
@@ -244,6 +264,9 @@ func TestDeps_CatchesTestHelpersInBinary(t *testing.T) {
 		module + "/sandbox/sandboxtest", module + "/agent/script", "net/http/httptest", "testing"})
 	if len(got) != 3 {
 		t.Errorf("violations = %q, want llmtest, lsptest and sandboxtest", got)
+	}
+	if got := methodKeepersIn([]string{"text/template/parse", "text/template", "fmt"}); len(got) != 1 {
+		t.Errorf("method keepers = %q, want text/template", got)
 	}
 }
 
