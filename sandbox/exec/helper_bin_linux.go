@@ -129,6 +129,7 @@ func pickHelper(path string, log *slog.Logger) *helperBin {
 			slog.String("helper", path), slog.String("err", err.Error()))
 		return nil
 	}
+	log.Debug("Sandbox helper binary in use", slog.String("helper", path))
 	return b
 }
 
