@@ -125,3 +125,23 @@ func procStatusKB(b *testing.B, field string) int64 {
 	b.Fatalf("no %s in /proc/self/status", field)
 	return 0
 }
+
+// BenchmarkProbe measures a runner's probe (the helper starts that find
+// out which layers this kernel allows; with the helper binary, its
+// handshake too). With Prestart it runs in the background, off the
+// initialize reply and the first model request (issue 16); the first
+// command waits for what is left of it.
+func BenchmarkProbe(b *testing.B) {
+	opts := benchOptions(b)
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		r := New(opts)
+		if len(r.Layers().Active) == 0 {
+			b.Skip("no sandbox here")
+		}
+		took = append(took, time.Since(start))
+		r.Close()
+	}
+	reportLatencies(b, took)
+}

@@ -34,8 +34,10 @@ type probeResult struct {
 type toolchain struct{ goroot, gomodcache string }
 
 // Layers reports which sandbox layers this kernel and user allow. The
-// first call (or the first [Runner.Run]) finds out, starting the helper
-// once, and tells [Options.OnLayerMissing] about each missing layer.
+// probe finds out once per runner, starting helpers, and tells
+// [Options.OnLayerMissing] about each missing layer: the first call (or
+// the first [Runner.Run]) runs it, or waits for the background probe of
+// [Options.Prestart].
 func (r *Runner) Layers() LayerReport {
 	return r.probe().report
 }
