@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
 // serveProc is `agentls serve` as a child process with an LSP client on
@@ -35,6 +36,9 @@ func benchBinary(b *testing.B) string {
 	bin := filepath.Join(b.TempDir(), "agentls")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
+	}
+	if _, err := sandboxtest.BuildHelper(filepath.Dir(bin)); err != nil {
+		b.Fatal(err)
 	}
 	return bin
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llmtest"
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
 // BenchmarkHeadlessSession runs the built binary for a 10-turn scripted
@@ -31,6 +32,9 @@ func benchSession(b *testing.B, mode string) {
 	bin := filepath.Join(b.TempDir(), "agentls")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
+	}
+	if _, err := sandboxtest.BuildHelper(filepath.Dir(bin)); err != nil {
+		b.Fatal(err)
 	}
 	var script strings.Builder
 	for i := 0; i < 9; i++ {

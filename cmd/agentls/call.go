@@ -32,7 +32,7 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return 1
 	}
 	ap := cliApprover{all: *approve == "all", w: stderr}
-	procs := exec.New(nil)
+	procs := exec.New(&exec.Options{Helper: sandboxHelper()})
 	defer procs.Close()
 	// The hooks and MCP servers of the user and of the trusted project
 	// (nobody is asked about the others), as in a headless run.

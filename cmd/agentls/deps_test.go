@@ -40,6 +40,7 @@ var depsRules = map[string][]string{
 	"agent/script":        {},        // the demo's scripted model: a product package, no agent internals
 	"agent/session":       {"agent"}, // sessions persist the agent's conversation; no tools, no LSP
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
+	"cmd/agentls-sandbox": {"sandbox/exec"}, // the small helper binary (issue 16); see TestDeps_SandboxHelperIsSmall
 }
 
 // testOnly are test-helper packages: only _test.go files (whose imports
@@ -63,16 +64,17 @@ var thirdParty = map[string][]string{
 // depsRules). The sandbox imports only the standard library and what its
 // concerns need: the shell parser, the SQLite driver, system calls.
 var closedThirdParty = map[string][]string{
-	"sandbox":           {"golang.org/x/sys/"}, // O_TMPFILE and linkat for atomic writes
-	"sandbox/shell":     {"mvdan.cc/sh/"},
-	"sandbox/exec":      {"golang.org/x/sys/"},
-	"sandbox/sqlguard":  {"modernc.org/"},
-	"tools/htmltext":    {"golang.org/x/net/html"},
-	"lspserver/command": {"go.lsp.dev/protocol"},
-	"agent/script":      {},
-	"agent/session":     {},
-	"tools/hooks":       {},
-	"tools/ext":         {},
+	"sandbox":             {"golang.org/x/sys/"}, // O_TMPFILE and linkat for atomic writes
+	"sandbox/shell":       {"mvdan.cc/sh/"},
+	"sandbox/exec":        {"golang.org/x/sys/"},
+	"sandbox/sqlguard":    {"modernc.org/"},
+	"tools/htmltext":      {"golang.org/x/net/html"},
+	"lspserver/command":   {"go.lsp.dev/protocol"},
+	"agent/script":        {},
+	"agent/session":       {},
+	"tools/hooks":         {},
+	"tools/ext":           {},
+	"cmd/agentls-sandbox": {},
 }
 
 type pkg struct {
@@ -143,6 +145,9 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"allowed: exec", pkg{module + "/sandbox/exec", []string{"golang.org/x/sys/unix", "os/exec"}}, 0},
 		{"allowed: tools", pkg{module + "/tools", []string{module + "/sandbox/exec", module + "/tools/htmltext", "golang.org/x/text/language"}}, 0},
 		{"allowed: htmltext", pkg{module + "/tools/htmltext", []string{"golang.org/x/net/html/atom"}}, 0},
+		{"helper imports tools", pkg{module + "/cmd/agentls-sandbox", []string{module + "/tools"}}, 1},
+		{"helper imports x/sys itself", pkg{module + "/cmd/agentls-sandbox", []string{"golang.org/x/sys/unix"}}, 1},
+		{"allowed: helper", pkg{module + "/cmd/agentls-sandbox", []string{module + "/sandbox/exec", "os"}}, 0},
 		{"allowed: lspserver", pkg{module + "/lspserver/headless", []string{module + "/lspserver", module + "/sandbox/exec", "go.lsp.dev/uri"}}, 0},
 	} {
 		if got := violations([]pkg{c.pkg}); len(got) != c.want {
@@ -300,4 +305,54 @@ func startsWithAny(s string, prefixes []string) bool {
 func isStd(imp string) bool {
 	first, _, _ := strings.Cut(imp, "/")
 	return !strings.Contains(first, ".")
+}
+
+// helperDeps are all that the sandbox helper binary may link (issue 16):
+// each command starts it, so it stays a few MiB with no package inits of
+// the server. Ours by package, libraries by prefix; the standard library
+// is always allowed.
+var helperDeps = struct{ ours, libs []string }{
+	ours: []string{"cmd/agentls-sandbox", "sandbox/exec", "sandbox"},
+	libs: []string{"golang.org/x/sys/"},
+}
+
+// TestDeps_SandboxHelperIsSmall checks every package that
+// cmd/agentls-sandbox links, not only its direct imports.
+func TestDeps_SandboxHelperIsSmall(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/agentls-sandbox").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/sandbox/exec") {
+		t.Fatalf("the helper does not link sandbox/exec: %v", deps)
+	}
+	for _, v := range helperViolations(deps) {
+		t.Error(v)
+	}
+}
+
+// TestDeps_CatchesHeavyHelper shows that the helper's rule can fail.
+func TestDeps_CatchesHeavyHelper(t *testing.T) {
+	got := helperViolations([]string{module + "/sandbox/exec", module + "/sandbox/shell", "mvdan.cc/sh/v3/syntax",
+		"github.com/google/jsonschema-go/jsonschema", "golang.org/x/sys/unix", "encoding/json"})
+	if len(got) != 3 {
+		t.Errorf("violations = %q, want sandbox/shell, mvdan.cc/sh and jsonschema-go", got)
+	}
+}
+
+func helperViolations(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		if rest, ours := strings.CutPrefix(d, module+"/"); ours {
+			if !slices.Contains(helperDeps.ours, rest) {
+				out = append(out, fmt.Sprintf("cmd/agentls-sandbox links %s: only %v of ours", rest, helperDeps.ours))
+			}
+			continue
+		}
+		if !isStd(d) && !startsWithAny(d, helperDeps.libs) {
+			out = append(out, fmt.Sprintf("cmd/agentls-sandbox links %s: only the standard library and %v", d, helperDeps.libs))
+		}
+	}
+	return out
 }

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/llmtest"
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
 const (
@@ -294,7 +295,8 @@ func requireTool(t *testing.T, name string) string {
 }
 
 // buildAgentls builds the binary under test, with -race when the test
-// binary has it, so the real-client runs also hunt data races.
+// binary has it, so the real-client runs also hunt data races, and
+// agentls-sandbox beside it.
 func buildAgentls(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "agentls")
@@ -310,7 +312,11 @@ func buildAgentls(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	t.Logf("built %s in %s (race=%v)", bin, time.Since(start).Round(time.Millisecond), raceEnabled())
+	// The sandbox helper next to it, as `go install ./cmd/...` puts it.
+	if _, err := sandboxtest.BuildHelper(filepath.Dir(bin)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("built %s and its sandbox helper in %s (race=%v)", bin, time.Since(start).Round(time.Millisecond), raceEnabled())
 	return bin
 }
 

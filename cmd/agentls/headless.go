@@ -80,7 +80,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 		*sessionID = latestSession(opts.StateDir, stderr)
 	}
 	// In runs that may write, run_command starts without waiting for a helper.
-	procs := exec.New(&exec.Options{Prestart: !mode.ReadOnly(), Logger: log})
+	procs := exec.New(&exec.Options{Prestart: !mode.ReadOnly(), Logger: log, Helper: sandboxHelper()})
 	defer procs.Close()
 	opts.Exec = procs
 	opts.StartExtensions = startExtensions(getenv, warnLogger(stderr, *verbose), false)

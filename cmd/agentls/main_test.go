@@ -34,9 +34,12 @@ func TestMain(m *testing.M) {
 // The fakemodel command serves a scripted OpenAI-compatible model on
 // loopback and points OPENAI_BASE_URL and AGENTLS_MODEL at it.
 func TestScript(t *testing.T) {
+	agentls, helper := installHelper(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
+			env.Setenv("AGENTLS_BIN", agentls)
+			env.Setenv("AGENTLS_HELPER_BIN", helper)
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
 			return nil

@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "agentls %s\n", version)
 		fmt.Fprintln(stdout, auditHealth(getenv))
 		if len(args) > 0 && args[0] == "--sandbox" {
-			r := exec.New(nil)
+			r := exec.New(&exec.Options{Helper: sandboxHelper()})
 			fmt.Fprint(stdout, r.Layers())
 			r.Close()
 		}
@@ -133,7 +133,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	lspserver.Version = version
 	// Keep one sandbox helper started ahead, so run_command does not wait
 	// for a process start (issue 4: overhead per call).
-	procs := exec.New(&exec.Options{Prestart: true, Logger: log, OnLayerMissing: func(layer, why string) {
+	procs := exec.New(&exec.Options{Prestart: true, Logger: log, Helper: sandboxHelper(), OnLayerMissing: func(layer, why string) {
 		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
 	}})
 	defer procs.Close()

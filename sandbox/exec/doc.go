@@ -6,8 +6,13 @@
 // A [Runner] is a value built once by the program (cmd) with [New] and
 // passed to whatever runs commands; its [Options] replace every setting
 // that would otherwise be process-global (prestart, the missing-layer
-// callback, the logger). The program's main must call [MaybeRunHelper]
-// first, since the helper is the program itself.
+// callback, the logger, the helper binary). The helper is the small
+// cmd/agentls-sandbox binary when [Options.Helper] names a usable one
+// (opened once, checked, version-matched at the probe), else the program
+// itself; either way the program's main must call [MaybeRunHelper] first.
+// With [Options.Prestart] the probe runs in the background: [New] and
+// whatever the program does next never wait for it, the first
+// [Runner.Run] does.
 //
 // The package owns the namespaces, Landlock, seccomp, rlimits, the
 // scrubbed environment, the prestarted helper and the output caps

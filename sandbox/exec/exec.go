@@ -72,13 +72,28 @@ type Options struct {
 	Prestart bool
 	// OnLayerMissing, when set, is told once about each sandbox layer
 	// that this kernel or user does not allow, the first time the runner
-	// finds out (in [New] with Prestart, else at the first [Runner.Layers]
-	// or [Runner.Run]); the other layers still apply. It may be called
-	// from any goroutine.
+	// finds out (in the background probe that [New] starts with
+	// Prestart, else at the first [Runner.Layers] or [Runner.Run]); the
+	// other layers still apply. It may be called from any goroutine.
 	OnLayerMissing func(layer, why string)
 	// Logger receives the runner's diagnostics (a warm helper that could
-	// not be started). Nil discards them.
+	// not be started, a helper binary not used). Nil discards them.
 	Logger *slog.Logger
+	// Helper is the path of the dedicated helper binary,
+	// cmd/agentls-sandbox: a small program whose main calls only
+	// [MaybeRunHelper], so each command starts a few MiB of code instead
+	// of the whole server. "" re-executes the program itself
+	// (/proc/self/exe), as does a helper that is not a regular file
+	// owned by this user or root and writable by nobody else, or that
+	// answers the probe with another version (a stale install); either
+	// way the layers are the same, and the fallback is logged at debug.
+	// The file is opened once, at the probe, and every helper is started
+	// from that descriptor: replacing the file later changes nothing.
+	// The program's main must still call [MaybeRunHelper].
+	Helper string
+
+	// beforeProbe, when set, runs first in the probe (tests: a slow probe).
+	beforeProbe func()
 }
 
 // Runner runs approved commands in the sandbox. Programs make one, in
@@ -94,8 +109,9 @@ type Runner struct {
 }
 
 // New returns a runner with opts (nil means the defaults). With
-// opts.Prestart it probes the sandbox at once and starts the first warm
-// helper in the background.
+// opts.Prestart it starts probing the sandbox, and then the first warm
+// helper, in the background: New never waits for the probe; the first
+// [Runner.Run] or [Runner.Layers] does.
 func New(opts *Options) *Runner {
 	r := &Runner{}
 	if opts != nil {

@@ -19,7 +19,9 @@ import (
 // server, helper and shell together per call: on a busy machine they say
 // more than the mean.
 func BenchmarkExecTrue(b *testing.B) {
-	if len(testRunner.Layers().Active) == 0 {
+	runner := New(benchOptions(b))
+	defer runner.Close()
+	if len(runner.Layers().Active) == 0 {
 		b.Skip("no sandbox here")
 	}
 	ws := execWorkspace(b)
@@ -27,7 +29,7 @@ func BenchmarkExecTrue(b *testing.B) {
 	cpu0 := execCPUTime(b)
 	for b.Loop() {
 		start := time.Now()
-		r, err := testRunner.Run(b.Context(), &Spec{Command: "true", Dir: ws})
+		r, err := runner.Run(b.Context(), &Spec{Command: "true", Dir: ws})
 		if err != nil || r.ExitCode != 0 {
 			b.Fatal(err, r)
 		}
@@ -36,6 +38,26 @@ func BenchmarkExecTrue(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(time.Millisecond), "ms/op")
 	reportLatencies(b, took)
 	b.ReportMetric(float64(execCPUTime(b)-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/op")
+}
+
+// benchOptions are the options of the benchmarks' runners: the helper
+// binary built by TestMain, or the one AGENTLS_BENCH_HELPER names ("self":
+// the re-executed test binary; the path of an agentls binary: the server
+// re-executing itself, as before issue 16).
+func benchOptions(b *testing.B) *Options {
+	switch h := os.Getenv("AGENTLS_BENCH_HELPER"); h {
+	case "":
+		return &Options{Helper: testHelper}
+	case "self":
+		return &Options{}
+	default:
+		r := New(&Options{Helper: h})
+		defer r.Close()
+		if r.Layers(); r.sys.bin == nil {
+			b.Fatalf("AGENTLS_BENCH_HELPER=%s is not usable as the helper", h)
+		}
+		return &Options{Helper: h}
+	}
 }
 
 // reportLatencies reports the fastest and the median call.
@@ -102,4 +124,24 @@ func procStatusKB(b *testing.B, field string) int64 {
 	}
 	b.Fatalf("no %s in /proc/self/status", field)
 	return 0
+}
+
+// BenchmarkProbe measures a runner's probe (the helper starts that find
+// out which layers this kernel allows; with the helper binary, its
+// handshake too). With Prestart it runs in the background, off the
+// initialize reply and the first model request (issue 16); the first
+// command waits for what is left of it.
+func BenchmarkProbe(b *testing.B) {
+	opts := benchOptions(b)
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		r := New(opts)
+		if len(r.Layers().Active) == 0 {
+			b.Skip("no sandbox here")
+		}
+		took = append(took, time.Since(start))
+		r.Close()
+	}
+	reportLatencies(b, took)
 }

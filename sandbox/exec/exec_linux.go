@@ -28,11 +28,12 @@ const drainDelay = 500 * time.Millisecond
 // chatty commands.
 const pipeSize = 256 << 10
 
-// runnerSys is a [Runner]'s Linux state: what the probe found and the
-// warm helper.
+// runnerSys is a [Runner]'s Linux state: what the probe found, the
+// helper binary and the warm helper.
 type runnerSys struct {
 	probeOnce sync.Once
 	probed    *probeResult
+	bin       *helperBin // set by the probe; nil: /proc/self/exe
 	warm      warmPool
 }
 
@@ -119,7 +120,7 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	w := r.takeWarm(flags)
 	if w == nil {
 		var err error
-		if w, err = launchWithPipes(flags); err != nil {
+		if w, err = launchWithPipes(r.sys.bin, flags); err != nil {
 			return nil, fmt.Errorf("sandbox: starting the helper: %w", err)
 		}
 	}
@@ -267,10 +268,10 @@ func (h *helperProc) reap() error {
 	return <-h.done
 }
 
-// startHelper starts init in the namespaces flags with the given output
-// files (nil: /dev/null) and sends it spec.
-func startHelper(flags uintptr, stdout, stderr *os.File, spec *helperSpec) (*helperProc, error) {
-	h, specW, err := launchHelper(flags, stdout, stderr)
+// startHelper starts init from bin in the namespaces flags with the given
+// output files (nil: /dev/null) and sends it spec.
+func startHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File, spec *helperSpec) (*helperProc, error) {
+	h, specW, err := launchHelper(bin, flags, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -287,9 +288,10 @@ func sendSpec(specW *os.File, spec *helperSpec) {
 	}()
 }
 
-// launchHelper starts init in the namespaces flags with the given output
-// files (nil: /dev/null); it waits for its spec on the returned pipe.
-func launchHelper(flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File, error) {
+// launchHelper starts init from bin (nil: this program) in the
+// namespaces flags with the given output files (nil: /dev/null); it waits
+// for its spec on the returned pipe.
+func launchHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File, error) {
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -312,10 +314,10 @@ func launchHelper(flags uintptr, stdout, stderr *os.File) (*helperProc, *os.File
 		}
 	}
 	cmd := &osexec.Cmd{
-		Path:        "/proc/self/exe",
+		Path:        bin.execPath(),
 		Args:        []string{helperArgInit},
 		Env:         []string{helperEnv + "=init", "GOMAXPROCS=1"},
-		ExtraFiles:  []*os.File{specR, statusW},
+		ExtraFiles:  bin.extraFiles(specR, statusW),
 		SysProcAttr: attr,
 	}
 	if stdout != nil {

@@ -622,9 +622,16 @@ func TestExec_Unprivileged(t *testing.T) {
 	defer removeTree(dir)
 	home := filepath.Join(dir, "home")
 	bin := filepath.Join(dir, "sandbox.test")
+	helper := filepath.Join(dir, "agentls-sandbox") // root's, as installed
 	b, err := os.ReadFile(exe)
 	if err == nil {
 		err = os.WriteFile(bin, b, 0o755)
+	}
+	if err == nil {
+		b, err = os.ReadFile(testHelper)
+	}
+	if err == nil {
+		err = os.WriteFile(helper, b, 0o755)
 	}
 	if err == nil {
 		err = os.Mkdir(home, 0o700)
@@ -638,9 +645,10 @@ func TestExec_Unprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := osexec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-7]_)", "-test.short", "-test.v")
+	cmd := osexec.CommandContext(t.Context(), bin, "-test.run=^(TestLayers|TestExec_S[1-7]_|TestHelper_I16_)", "-test.short", "-test.v")
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), execUnprivEnv + "=65534"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), execUnprivEnv + "=65534",
+		execHelperEnv + "=" + helper}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	out, err := cmd.CombinedOutput()
 	t.Logf("as uid %d:\n%s", nobody, out)

@@ -17,9 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The helper is a re-execution of the server's own binary
-// (/proc/self/exe), recognised by argv[0] and helperEnv, started by [Runner.Run]
-// in the new namespaces. It is the command's init:
+// The helper is the small cmd/agentls-sandbox binary ([Options.Helper])
+// or a re-execution of the server's own (/proc/self/exe), recognised by
+// argv[0] and helperEnv, started by [Runner.Run] in the new namespaces;
+// both run this same code. It is the command's init:
 //
 //   - On its locked main thread it joins the pids cgroup, sets
 //     no_new_privs, Landlock and seccomp and drops every capability, and
@@ -75,8 +76,10 @@ type helperSpec struct {
 // helperStatus is the helper's report to Run: one with Started once the
 // shell runs (signals reach it from then on), then the final one.
 type helperStatus struct {
-	Started bool   `json:"started,omitempty"`
-	PID1    bool   `json:"pid1,omitempty"` // probe: the helper is PID 1
+	Started bool `json:"started,omitempty"`
+	PID1    bool `json:"pid1,omitempty"` // probe: the helper is PID 1
+	// Version is the probe's answer: the helper's [helperVersion].
+	Version string `json:"version,omitempty"`
 	Exit    int    `json:"exit"`
 	Signal  int    `json:"signal,omitempty"`
 	Disk    bool   `json:"disk,omitempty"`  // killed for writing past Limits.DiskBytes
@@ -132,7 +135,7 @@ func runInit() int {
 	}
 	pid1 := os.Getpid() == 1
 	if spec.Probe {
-		st := helperStatus{PID1: pid1}
+		st := helperStatus{PID1: pid1, Version: helperVersion()}
 		st.MountErr, st.ProcErr, st.UTSErr = probeMounts(spec.Mounts, spec.Hostname)
 		return report(st)
 	}

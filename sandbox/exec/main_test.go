@@ -3,17 +3,34 @@ package exec
 import (
 	"os"
 	"testing"
+
+	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
 // testRunner runs the tests' commands; tests of prestart make their own.
 var testRunner *Runner
 
-// TestMain lets the test binary act as the sandbox helper: Run
+// testHelper is cmd/agentls-sandbox, built once by TestMain: the shared
+// runner starts it as the helper, so the tests run against the binary
+// agentls ships. The self re-exec fallback has tests of its own.
+var testHelper string
+
+// execHelperEnv hands a test binary re-run by a test (as another user)
+// the helper built already.
+const execHelperEnv = "AGENTLS_SANDBOX_TEST_HELPER"
+
+// TestMain builds the helper binary, and lets the test binary act as the
+// helper too for the runners without Options.Helper: Run then
 // re-executes /proc/self/exe, which is this binary (the gopls trick).
 func TestMain(m *testing.M) {
 	MaybeRunHelper()
-	testRunner = New(nil)
+	cleanup := func() {}
+	if testHelper = os.Getenv(execHelperEnv); testHelper == "" {
+		testHelper, cleanup = sandboxtest.MustBuildHelper("-buildvcs=false")
+	}
+	testRunner = New(&Options{Helper: testHelper})
 	code := m.Run()
 	testRunner.Close()
+	cleanup()
 	os.Exit(code)
 }

@@ -34,16 +34,26 @@ type probeResult struct {
 type toolchain struct{ goroot, gomodcache string }
 
 // Layers reports which sandbox layers this kernel and user allow. The
-// first call (or the first [Runner.Run]) finds out, starting the helper
-// once, and tells [Options.OnLayerMissing] about each missing layer.
+// probe finds out once per runner, starting helpers, and tells
+// [Options.OnLayerMissing] about each missing layer: the first call (or
+// the first [Runner.Run]) runs it, or waits for the background probe of
+// [Options.Prestart].
 func (r *Runner) Layers() LayerReport {
 	return r.probe().report
 }
 
-// probe finds out, once per runner, what the sandbox can do here.
+// probe finds out, once per runner, which helper to start and what the
+// sandbox can do here. Callers wait for a probe under way (one that
+// [New] started in the background with Prestart).
 func (r *Runner) probe() *probeResult {
 	r.sys.probeOnce.Do(func() {
-		r.sys.probed = runProbe()
+		if r.opts.beforeProbe != nil {
+			r.opts.beforeProbe()
+		}
+		if helperHooked.Load() {
+			r.sys.bin = pickHelper(r.opts.Helper, r.log)
+		}
+		r.sys.probed = runProbe(r.sys.bin)
 		for _, l := range layerOrder {
 			if why, ok := r.sys.probed.report.Missing[l]; ok && r.opts.OnLayerMissing != nil {
 				r.opts.OnLayerMissing(l, why)
@@ -53,7 +63,8 @@ func (r *Runner) probe() *probeResult {
 	return r.sys.probed
 }
 
-func runProbe() *probeResult {
+// runProbe finds out what the sandbox can do, starting helpers from bin.
+func runProbe(bin *helperBin) *probeResult {
 	p := &probeResult{shell: pickShell(), tc: findToolchain()}
 	missing := map[string]string{}
 	if !helperHooked.Load() {
@@ -64,7 +75,7 @@ func runProbe() *probeResult {
 		p.report = LayerReport{Missing: missing}
 		return p
 	}
-	ns := probeNamespaces()
+	ns := probeNamespaces(bin)
 	p.flags, p.ownProc = ns.flags, ns.proc
 	for _, l := range []struct {
 		layer string
@@ -160,12 +171,12 @@ type nsProbe struct {
 // kernel or user refuses, and then whether a mount namespace (with
 // read-only bind mounts and, with a PID namespace, a fresh /proc) and a
 // UTS namespace work on top of it.
-func probeNamespaces() nsProbe {
+func probeNamespaces(bin *helperBin) nsProbe {
 	const u, p, n = unix.CLONE_NEWUSER, unix.CLONE_NEWPID, unix.CLONE_NEWNET
 	var r nsProbe
 	base := uintptr(0)
 	for _, f := range []uintptr{u | p | n, u | p, u | n, u, p | n, p, n} {
-		_, err := probeHelper(f, nil, "")
+		_, err := probeHelper(bin, f, nil, "")
 		if err == nil {
 			base = f
 			break
@@ -186,12 +197,12 @@ func probeNamespaces() nsProbe {
 	if scratch != "" {
 		m.ReadOnly = []string{scratch}
 	}
-	st, err := probeHelper(base|unix.CLONE_NEWNS|unix.CLONE_NEWUTS, m, sandboxHostname)
+	st, err := probeHelper(bin, base|unix.CLONE_NEWNS|unix.CLONE_NEWUTS, m, sandboxHostname)
 	if err != nil { // one of the two is refused: try each alone
 		var stm, stu helperStatus
 		var errm, erru error
-		stm, errm = probeHelper(base|unix.CLONE_NEWNS, m, "")
-		stu, erru = probeHelper(base|unix.CLONE_NEWUTS, nil, sandboxHostname)
+		stm, errm = probeHelper(bin, base|unix.CLONE_NEWNS, m, "")
+		stu, erru = probeHelper(bin, base|unix.CLONE_NEWUTS, nil, sandboxHostname)
 		st = helperStatus{MountErr: stm.MountErr, ProcErr: stm.ProcErr, UTSErr: stu.UTSErr}
 		if errm != nil {
 			st.MountErr = "cannot start a process in a new one (" + errm.Error() + ")"
@@ -219,11 +230,11 @@ func probeNamespaces() nsProbe {
 	return r
 }
 
-// probeHelper starts the helper in the namespaces flags, has it try the
-// mounts m and the host name (when not nil and not ""), and checks that
-// it answers (and is PID 1 in a new PID namespace).
-func probeHelper(flags uintptr, m *mountSpec, hostname string) (helperStatus, error) {
-	h, err := startHelper(flags, nil, nil, &helperSpec{Probe: true, Mounts: m, Hostname: hostname})
+// probeHelper starts the helper from bin in the namespaces flags, has it
+// try the mounts m and the host name (when not nil and not ""), and
+// checks that it answers (and is PID 1 in a new PID namespace).
+func probeHelper(bin *helperBin, flags uintptr, m *mountSpec, hostname string) (helperStatus, error) {
+	h, err := startHelper(bin, flags, nil, nil, &helperSpec{Probe: true, Mounts: m, Hostname: hostname})
 	if err != nil {
 		return helperStatus{}, err
 	}

@@ -31,7 +31,7 @@ func TestRunner_OnLayerMissing(t *testing.T) {
 // waits for it; the runner still runs commands afterwards, cold.
 func TestRunner_CloseEndsWarmHelper(t *testing.T) {
 	needSandboxLayers(t, LayerPIDNamespace)
-	r := New(&Options{Prestart: true})
+	r := New(&Options{Prestart: true, Helper: testHelper})
 	r.waitWarm()
 	r.sys.warm.mu.Lock()
 	w := r.sys.warm.slot

@@ -1,6 +1,10 @@
 package exec
 
 import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,13 +19,17 @@ func BenchmarkExecTrueWarm(b *testing.B) {
 	if len(testRunner.Layers().Active) == 0 {
 		b.Skip("no sandbox here")
 	}
-	warm := New(&Options{Prestart: true})
+	opts := benchOptions(b)
+	opts.Prestart = true
+	warm := New(opts)
 	defer warm.Close()
 	ws := execWorkspace(b)
 	var took []time.Duration
+	var rss []int64
 	for b.Loop() {
 		b.StopTimer()
 		warm.waitWarm()
+		rss = append(rss, warmHelperRSS(b, warm))
 		b.StartTimer()
 		start := time.Now()
 		r, err := warm.Run(b.Context(), &Spec{Command: "true", Dir: ws})
@@ -31,4 +39,32 @@ func BenchmarkExecTrueWarm(b *testing.B) {
 		took = append(took, time.Since(start))
 	}
 	reportLatencies(b, took)
+	slices.Sort(rss)
+	b.ReportMetric(float64(rss[len(rss)/2])/1024, "idle-helper-RSS-MiB")
+}
+
+// warmHelperRSS is the resident set of the runner's idle warm helper, in
+// KiB.
+func warmHelperRSS(b *testing.B, r *Runner) int64 {
+	r.sys.warm.mu.Lock()
+	w := r.sys.warm.slot
+	r.sys.warm.mu.Unlock()
+	if w == nil {
+		b.Fatal("no warm helper")
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(w.h.cmd.Process.Pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
 }

@@ -22,35 +22,49 @@ type warmHelper struct {
 type warmPool struct {
 	mu      sync.Mutex // guards the fields up to filled
 	on      bool
+	closed  bool // Close was called: the background probe turns nothing on
 	filling bool
 	slot    *warmHelper
 	flags   uintptr
 	filled  chan struct{} // closed when the current fill ends
 
-	used atomic.Int64 // commands that ran in a prestarted helper (tests)
+	probing sync.WaitGroup // the background probe of startPrestart
+	used    atomic.Int64   // commands that ran in a prestarted helper (tests)
 }
 
-// startPrestart probes the sandbox and starts the first warm helper;
-// nothing is prestarted when no command could run.
+// startPrestart probes the sandbox and starts the first warm helper, in
+// the background, so that neither [New] nor whatever the program does
+// next (an LSP initialize reply, the first model request) waits for the
+// probe's helper starts; the first Run waits for the probe instead.
+// Nothing is prestarted when no command could run.
 func (r *Runner) startPrestart() {
-	p := r.probe()
-	if p.err != nil {
-		return
-	}
 	w := &r.sys.warm
-	w.mu.Lock()
-	w.on, w.flags = true, p.flags
-	w.mu.Unlock()
-	r.refill()
+	w.probing.Go(func() {
+		p := r.probe()
+		if p.err != nil {
+			return
+		}
+		w.mu.Lock()
+		if w.closed {
+			w.mu.Unlock()
+			return
+		}
+		w.on, w.flags = true, p.flags
+		w.mu.Unlock()
+		r.refill()
+	})
 }
 
 // Close turns prestarting off and ends the warm helper, if any, waiting
-// for a helper being started. Commands still running are not affected;
-// Run keeps working, without prestart.
+// for a probe or a helper being started. Commands still running are not
+// affected; Run keeps working, without prestart.
 func (r *Runner) Close() {
 	w := &r.sys.warm
 	w.mu.Lock()
-	w.on = false
+	w.closed, w.on = true, false
+	w.mu.Unlock()
+	w.probing.Wait()
+	w.mu.Lock()
 	h, filled := w.slot, w.filled
 	w.slot = nil
 	w.mu.Unlock()
@@ -67,9 +81,11 @@ func (r *Runner) Close() {
 	}
 }
 
-// waitWarm waits until a started fill has ended (tests and benchmarks).
+// waitWarm waits until the background probe and a started fill have
+// ended (tests and benchmarks).
 func (r *Runner) waitWarm() {
 	w := &r.sys.warm
+	w.probing.Wait()
 	w.mu.Lock()
 	filled := w.filled
 	w.mu.Unlock()
@@ -117,7 +133,7 @@ func (r *Runner) refill() {
 	flags := w.flags
 	go func() {
 		defer close(done)
-		h, err := launchWithPipes(flags)
+		h, err := launchWithPipes(r.sys.bin, flags)
 		w.mu.Lock()
 		w.filling = false
 		keep := err == nil && w.on
@@ -134,8 +150,8 @@ func (r *Runner) refill() {
 	}()
 }
 
-// launchWithPipes starts a helper with fresh output pipes.
-func launchWithPipes(flags uintptr) (*warmHelper, error) {
+// launchWithPipes starts a helper from bin with fresh output pipes.
+func launchWithPipes(bin *helperBin, flags uintptr) (*warmHelper, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -147,7 +163,7 @@ func launchWithPipes(flags uintptr) (*warmHelper, error) {
 		return nil, err
 	}
 	unix.FcntlInt(outR.Fd(), unix.F_SETPIPE_SZ, pipeSize)
-	h, specW, err := launchHelper(flags, outW, errW)
+	h, specW, err := launchHelper(bin, flags, outW, errW)
 	outW.Close()
 	errW.Close()
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // and ended by Close.
 func TestExec_Prestart_SameGuarantees(t *testing.T) {
 	needSandboxLayers(t, LayerLandlock, LayerPIDNamespace)
-	warm := New(&Options{Prestart: true})
+	warm := New(&Options{Prestart: true, Helper: testHelper})
 	defer warm.Close()
 	ws := execWorkspace(t)
 	outside := execWorkspace(t)

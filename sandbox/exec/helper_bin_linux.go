@@ -1,0 +1,147 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperProtocol numbers what the server and the helper exchange: the
+// spec, the status and what the helper does with them (its layers). Bump
+// it whenever any of that changes; a helper binary that reports another
+// [helperVersion] is not used.
+const helperProtocol = 1
+
+// helperBinFD is where a dedicated helper binary's descriptor lands in the
+// child: right after the spec and status pipes, in ExtraFiles, so that
+// the child's descriptor shuffle before exec cannot reuse its number.
+const helperBinFD = helperStatusFD + 1
+
+// helperBin is a dedicated helper binary ([Options.Helper]), opened once.
+// Every helper is started from this descriptor (/proc/self/fd/N), so a
+// file renamed over the path after the checks is never run. A nil
+// *helperBin means the program re-executes itself (/proc/self/exe).
+type helperBin struct {
+	path string   // as given, for logs
+	file *os.File // O_PATH
+}
+
+// openHelperBin opens the helper binary at path and checks that nobody
+// but its owner can have changed it: a regular file, owned by this user
+// or root, not writable by group or others.
+func openHelperBin(path string) (*helperBin, error) {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	if err := checkHelperFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &helperBin{path: path, file: f}, nil
+}
+
+// checkHelperFile applies openHelperBin's checks to the opened file.
+func checkHelperFile(f *os.File) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return err
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return errors.New("not a regular file")
+	case st.Mode&0o022 != 0:
+		return fmt.Errorf("writable by group or others (mode %#o)", st.Mode&0o7777)
+	case st.Uid != 0 && int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("owned by uid %d, neither this user nor root", st.Uid)
+	}
+	return nil
+}
+
+// execPath is what the child executes.
+func (b *helperBin) execPath() string {
+	if b == nil {
+		return "/proc/self/exe"
+	}
+	return "/proc/self/fd/" + strconv.Itoa(helperBinFD)
+}
+
+// extraFiles are the child's descriptors from fd 3 on.
+func (b *helperBin) extraFiles(specR, statusW *os.File) []*os.File {
+	if b == nil {
+		return []*os.File{specR, statusW}
+	}
+	return []*os.File{specR, statusW, b.file}
+}
+
+// close releases the descriptor.
+func (b *helperBin) close() {
+	if b != nil {
+		b.file.Close()
+	}
+}
+
+// helperVersion identifies the helper's code: the protocol and, when the
+// binary was stamped with them, the module version and the VCS revision.
+// Binaries of one `go install ./cmd/...` report the same; one left over
+// from another revision does not. (Two builds of one revision with
+// different uncommitted changes cannot be told apart.)
+func helperVersion() string {
+	v := "agentls-sandbox/" + strconv.Itoa(helperProtocol)
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	var b strings.Builder
+	b.WriteString(v)
+	b.WriteString(" " + bi.Main.Version)
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+			b.WriteString(" " + s.Key + "=" + s.Value)
+		}
+	}
+	return b.String()
+}
+
+// pickHelper opens [Options.Helper] and shakes hands with it; on any
+// failure it logs why at debug and returns nil: the program re-executes
+// itself, with the same layers.
+func pickHelper(path string, log *slog.Logger) *helperBin {
+	if path == "" {
+		return nil
+	}
+	b, err := openHelperBin(path)
+	if err == nil {
+		err = handshake(b)
+		if err != nil {
+			b.close()
+		}
+	}
+	if err != nil {
+		log.Debug("Sandbox helper binary not used; re-executing the program instead",
+			slog.String("helper", path), slog.String("err", err.Error()))
+		return nil
+	}
+	log.Debug("Sandbox helper binary in use", slog.String("helper", path))
+	return b
+}
+
+// handshake starts the helper with no namespaces and checks that it is a
+// helper of this very version.
+func handshake(b *helperBin) error {
+	st, err := probeHelper(b, 0, nil, "")
+	if err != nil {
+		return fmt.Errorf("no answer: %w", err)
+	}
+	if want := helperVersion(); st.Version != want {
+		return fmt.Errorf("version %q, want %q", st.Version, want)
+	}
+	return nil
+}
