@@ -78,6 +78,10 @@ func TestHelper_I16_RunsTheHelperBinary(t *testing.T) {
 	if got := helperExe(t, r); !os.SameFile(got, want) {
 		t.Errorf("the warm helper runs %v, not %s", got.Name(), testHelper)
 	}
+	// The helper is PID 1 of the command's own /proc.
+	if res := runWith(t, r, &Spec{Command: "cat /proc/1/comm", Dir: execWorkspace(t)}); res.Stdout != helperComm+"\n" {
+		t.Errorf("the helper is called %q in ps, want %q (%+v)", res.Stdout, helperComm, res)
+	}
 	self := New(nil)
 	defer self.Close()
 	if a, b := testRunner.Layers(), self.Layers(); !slices.Equal(a.Active, b.Active) || a.LandlockABI != b.LandlockABI {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,6 +48,7 @@ const (
 	helperArgInit  = "agentls-sandbox-init"
 	helperSpecFD   = 3
 	helperStatusFD = 4
+	helperComm     = "agentls-sandbox" // the helper's process name
 )
 
 // helperSpec is what Run sends to the helper.
@@ -99,6 +101,10 @@ type helperStatus struct {
 func MaybeRunHelper() {
 	helperHooked.Store(true)
 	if len(os.Args) > 0 && os.Args[0] == helperArgInit && os.Getenv(helperEnv) == "init" {
+		// Started as /proc/self/fd/N, the helper would be "N" in ps and
+		// top; its name says what it is.
+		name := []byte(helperComm + "\x00")
+		unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&name[0])), 0, 0, 0)
 		os.Exit(runInit())
 	}
 }
