@@ -365,7 +365,7 @@ func (s *Session) append(sync, now bool, recs ...*record) error {
 	n, err := s.f.Write(buf)
 	switch {
 	case err == nil && now:
-		err = fsync(s.f)
+		err = s.st.fsync(s.f)
 	case err == nil && sync:
 		s.syncSoon()
 	}
@@ -441,15 +441,17 @@ func (s *Session) Recovery() *Recovery {
 	return s.recovery
 }
 
-// Close closes the log file. The session must not be used afterwards.
+// Close waits for the background fsync and closes the log file. The
+// session must not be used afterwards.
 func (s *Session) Close() error {
+	s.waitSynced()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
 		return nil
 	}
-	if s.syncing != nil {
-		fsync(s.f) // what the background fsync has not done yet
+	if s.syncing != nil || s.syncWanted {
+		s.st.fsync(s.f) // written since the background fsync ended
 	}
 	err := s.f.Close()
 	s.f = nil

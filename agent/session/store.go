@@ -69,6 +69,7 @@ type Store struct {
 	log    *slog.Logger
 	warn   func(string)
 	limits Limits
+	fsync  func(*os.File) error // makes a log durable; tests slow it down
 
 	mu   sync.Mutex // guards live
 	live map[string]*Session
@@ -77,7 +78,7 @@ type Store struct {
 // Open returns the store of the workspace root under stateDir, creating
 // its directory (0700). An empty stateDir gives a store in memory.
 func Open(stateDir, root string, opts *Options) (*Store, error) {
-	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits}
+	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits, fsync: (*os.File).Sync}
 	if opts != nil {
 		st.log, st.warn = opts.Logger, opts.Warn
 		if opts.Limits != nil {

@@ -1,10 +1,5 @@
 package session
 
-import "os"
-
-// fsync makes a log durable; tests slow it down.
-var fsync = (*os.File).Sync
-
 // syncSoon has the log fsynced in the background, so that a turn's
 // records reach the disk while the model thinks instead of before the
 // next request is sent (issue 16: an fsync here is about a millisecond
@@ -32,7 +27,7 @@ func (s *Session) syncLoop(done chan struct{}) {
 		s.syncWanted = false
 		f := s.f
 		s.mu.Unlock()
-		err := fsync(f)
+		err := s.st.fsync(f)
 		s.mu.Lock()
 		if err != nil && f == s.f {
 			s.failed(err)
@@ -42,7 +37,7 @@ func (s *Session) syncLoop(done chan struct{}) {
 	s.syncing = nil
 }
 
-// waitSynced waits for the background fsync, if one runs (tests).
+// waitSynced waits for the background fsync, if one runs.
 func (s *Session) waitSynced() {
 	s.mu.Lock()
 	done := s.syncing

@@ -11,11 +11,13 @@ import (
 )
 
 // slowFsync makes every fsync wait for release and counts them.
-func slowFsync(t *testing.T) (release func(), count *atomic.Int32) {
+func slowFsync(t *testing.T, st *Store) (release func(), count *atomic.Int32) {
 	gate := make(chan struct{})
 	count = new(atomic.Int32)
-	old := fsync
-	fsync = func(f *os.File) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	old := st.fsync
+	st.fsync = func(f *os.File) error {
 		<-gate
 		count.Add(1)
 		return f.Sync()
@@ -27,7 +29,12 @@ func slowFsync(t *testing.T) (release func(), count *atomic.Int32) {
 			close(gate)
 		}
 	}
-	t.Cleanup(func() { release(); fsync = old })
+	t.Cleanup(func() {
+		release()
+		st.mu.Lock()
+		st.fsync = old
+		st.mu.Unlock()
+	})
 	return release, count
 }
 
@@ -47,7 +54,7 @@ func TestSession_Issue16_TurnFsyncOffTheCriticalPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.waitSynced()
-	release, count := slowFsync(t)
+	release, count := slowFsync(t, st)
 	returned := make(chan struct{})
 	go func() {
 		r.Checkpoint([]agent.Message{user("task"), said("done")})
@@ -82,7 +89,7 @@ func TestSession_Issue16_CheckpointOfAChangeIsDurableFirst(t *testing.T) {
 	s, _ := st.New()
 	r, _ := s.Begin(t.Context(), "execute", "change", 0)
 	s.waitSynced()
-	release, count := slowFsync(t)
+	release, count := slowFsync(t, st)
 	returned := make(chan struct{})
 	go func() {
 		r.Keep("a.go", []byte("v1"), true)
