@@ -26,7 +26,9 @@ import (
 // median over the sessions run (-benchtime Nx):
 //
 //   - cpu-s/session: user+system CPU of the server and everything it
-//     started (helpers, shells, commands), from wait4;
+//     started (helpers, shells, commands), from wait4; server-cpu-s is
+//     the server's own share up to the last request (its threads'
+//     schedstat);
 //   - peak-RSS-MiB: the server's peak RSS plus the largest sandbox
 //     helper's (server-MiB and helper-MiB apart): VmHWM of the server and
 //     of the processes below it (the prestarted helper) at every model
@@ -64,6 +66,7 @@ func BenchmarkReplay(b *testing.B) {
 		return v[len(v)/2]
 	}
 	b.ReportMetric(med(func(r replayRun) float64 { return r.cpu.Seconds() }), "cpu-s/session")
+	b.ReportMetric(med(func(r replayRun) float64 { return r.serverCPU.Seconds() }), "server-cpu-s")
 	b.ReportMetric(med(func(r replayRun) float64 { return mib(r.serverKB + r.helperKB) }), "peak-RSS-MiB")
 	b.ReportMetric(med(func(r replayRun) float64 { return mib(r.serverKB) }), "server-MiB")
 	b.ReportMetric(med(func(r replayRun) float64 { return mib(r.helperKB) }), "helper-MiB")
@@ -90,7 +93,7 @@ const replayScript = `{"tool_calls":[{"name":"list_dir","arguments":{"path":"."}
 
 // replayRun is one session's numbers.
 type replayRun struct {
-	cpu                time.Duration
+	cpu, serverCPU     time.Duration
 	serverKB, helperKB int64
 	first, afterShell  time.Duration
 	firstBytes, growth int
@@ -138,7 +141,10 @@ func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
 		arrived []time.Time
 		bodies  [][]byte
 		pid     int
-		tree    = newRSSTracker()
+		// serverCPU is the server's own CPU up to the last request,
+		// from its threads' schedstat.
+		serverCPU time.Duration
+		tree      = newRSSTracker()
 	)
 	srv.OnRequest = func(n int, body []byte) {
 		now := time.Now()
@@ -148,6 +154,9 @@ func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
 		p := pid
 		mu.Unlock()
 		tree.sample(p) // the server is alive and waiting here
+		if n == 9 {
+			serverCPU = procCPU(p)
+		}
 	}
 	cmd := exec.Command(bin, "exec", "--approve=all", "--file", "main.go", "make the greeting say hello, world")
 	cmd.Dir = ws
@@ -174,6 +183,7 @@ func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	r := replayRun{
 		cpu:        time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
+		serverCPU:  serverCPU,
 		first:      arrived[0].Sub(start),
 		firstBytes: len(bodies[0]),
 	}
@@ -277,6 +287,20 @@ func procHWM(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// procCPU is the CPU time of pid's threads so far (schedstat, in ns).
+func procCPU(pid int) time.Duration {
+	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var t time.Duration
+	for _, f := range stats {
+		data, _ := os.ReadFile(f)
+		if fields := strings.Fields(string(data)); len(fields) > 0 {
+			ns, _ := strconv.ParseInt(fields[0], 10, 64)
+			t += time.Duration(ns)
+		}
+	}
+	return t
 }
 
 func procChildren(pid int) []int {

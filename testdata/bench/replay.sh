@@ -25,5 +25,6 @@ check "start → first request (ms)" ms-to-first-request 20
 check "agent time after a shell turn (ms)" ms-after-shell 6
 check "first request (bytes)" first-request-bytes 4000
 check "growth per tool turn (bytes)" growth-bytes/turn 650
+printf '%-34s %10s\n' "  server's own CPU (s)" "$(metric server-cpu-s)"
 printf '%-34s %10s\n' "  server peak RSS (MiB)" "$(metric server-MiB)"
 printf '%-34s %10s\n' "  largest helper peak RSS (MiB)" "$(metric helper-MiB)"
