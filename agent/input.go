@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -25,12 +23,6 @@ const (
 // ErrPathRefused is wrapped by a reference reader (RunOptions.ReadRef) for
 // a path it will not read, such as one outside the workspace.
 var ErrPathRefused = errors.New("path refused")
-
-// refRE finds @path references: "@" at the start or after a space or an
-// opening bracket, then a quoted path or a run of path characters.
-var refRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("(?:^|[\\s(\\[{,;])@(\"[^\"\\n]{1,1000}\"|[^\\s\"'`,;()\\[\\]{}<>]{1,1000})")
-}) // compiled on first use: package init runs in every sandbox helper too
 
 // ExpandInput prepares the user's instruction (A12). Input over
 // [MaxInputChars] characters is cut, with a message to split it. Each
@@ -60,9 +52,9 @@ func ExpandInput(ctx context.Context, instruction string, read func(ctx context.
 	var text, files strings.Builder
 	last, total, count := 0, 0, 0
 	done := map[string]bool{}
-	for _, m := range refRE().FindAllStringSubmatchIndex(instruction, -1) {
-		token := instruction[m[2]:m[3]]
-		end := m[3]
+	for _, m := range findRefs(instruction) {
+		token := instruction[m.start:m.end]
+		end := m.end
 		path := strings.Trim(token, `"`)
 		if !strings.HasPrefix(token, `"`) {
 			trimmed := strings.TrimRight(path, ".,:;!?")
