@@ -1,14 +1,11 @@
 package tools
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var toolNameRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -22,7 +19,7 @@ type Registry struct {
 
 type entry struct {
 	tool   *Tool
-	schema *jsonschema.Schema
+	schema *toolSchema
 }
 
 // NewRegistry returns an empty registry.
@@ -33,6 +30,18 @@ func NewRegistry() *Registry {
 // Register adds t. It fails on an invalid or duplicate name, a missing Run,
 // an unknown risk, or a schema that does not compile.
 func (r *Registry) Register(t *Tool) error {
+	if err := checkTool(t); err != nil {
+		return err
+	}
+	sch := schemaOf(t.Name, t.Schema)
+	if _, err := sch.compiled(); err != nil {
+		return err
+	}
+	return r.add(t, sch)
+}
+
+// checkTool checks what Register checks but the schema.
+func checkTool(t *Tool) error {
 	if !toolNameRE.MatchString(t.Name) {
 		return fmt.Errorf("tool name %q: want 1-64 characters of [a-z0-9_]", t.Name)
 	}
@@ -44,22 +53,11 @@ func (r *Registry) Register(t *Tool) error {
 	default:
 		return fmt.Errorf("tool %s: unknown risk %q", t.Name, t.Risk)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Schema))
-	if err != nil {
-		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
-	}
-	c := jsonschema.NewCompiler()
-	// A schema may come from an MCP server: a $ref it holds must never
-	// make the compiler read a file (/dev/zero, /proc/…) or anything else.
-	c.UseLoader(refusingLoader{})
-	url := "agentls:tool/" + t.Name
-	if err := c.AddResource(url, doc); err != nil {
-		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		return fmt.Errorf("tool %s: schema: %v", t.Name, err)
-	}
+	return nil
+}
+
+// add enters t with its schema; it fails on a duplicate name.
+func (r *Registry) add(t *Tool, sch *toolSchema) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name]; dup {
@@ -78,10 +76,18 @@ func (refusingLoader) Load(url string) (any, error) {
 }
 
 // MustRegister is [Registry.Register] for built-in tools, whose definitions
-// are fixed at compile time; it panics on error.
+// are fixed at compile time; it panics on error. Their schemas are
+// compiled on first use, not here (issue 16: every start registers all of
+// them before the first model request, and a run calls a few): a schema
+// that does not compile refuses every call of its tool, and
+// TestBuiltins_Issue16_SchemasCompile holds the built-in ones to compiling.
 func (r *Registry) MustRegister(tools ...*Tool) {
 	for _, t := range tools {
-		if err := r.Register(t); err != nil {
+		err := checkTool(t)
+		if err == nil {
+			err = r.add(t, schemaOf(t.Name, t.Schema))
+		}
+		if err != nil {
 			panic(err)
 		}
 	}

@@ -199,7 +199,12 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 			Recovery: "send one JSON object matching the schema: " + compactSchema(t.Schema), Rule: "gateway.parse"})
 	}
 	// T3: schema.
-	if err := e.schema.Validate(inst); err != nil {
+	sch, err := e.schema.compiled()
+	if err != nil {
+		return refused(t, &ToolError{Code: CodeInternal, Reason: "the tool's schema does not compile: " + cut(err.Error(), 200),
+			Recovery: "use another tool", Rule: "gateway.schema"})
+	}
+	if err := sch.Validate(inst); err != nil {
 		field, reason := describeSchemaError(err)
 		return refused(t, &ToolError{Code: CodeInvalidArgs, Field: field, Reason: reason, Recovery: "fix the argument and call again",
 			Rule: "gateway.schema"})
