@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/agentls/agentls/sandbox"
@@ -71,12 +70,8 @@ func DecodeConfig(data []byte, v any) error {
 	return fmt.Errorf("%w: the JSON does not fit the format", ErrConfigSyntax)
 }
 
-// keyName is what an unknown key may look like to be named in an error:
-// a short identifier (a typo such as "dney"), not a token or other data.
-var keyName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,23}$`)
-
 func unknownField(data []byte, name string) error {
-	if !keyName.MatchString(name) {
+	if !plainKeyName(name) {
 		return fmt.Errorf("%w: an unknown field", ErrConfigSyntax)
 	}
 	where := ""
@@ -95,7 +90,7 @@ func fieldName(f string) string {
 	}
 	parts := strings.Split(f, ".")
 	for i, p := range parts {
-		if !keyName.MatchString(p) {
+		if !plainKeyName(p) {
 			parts[i] = "?"
 		}
 	}

@@ -4,11 +4,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // findingLineRE matches "path:line: message" and "path:line-end: message",
 // optionally as a list item, the form compilers and linters print.
-var findingLineRE = regexp.MustCompile(`^\s*(?:[-*]\s+)?` + "`?" + `([^\s:` + "`" + `]+):(\d+)(?:-(\d+))?` + "`?" + `:\s+(.+?)\s*$`)
+var findingLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:[-*]\s+)?` + "`?" + `([^\s:` + "`" + `]+):(\d+)(?:-(\d+))?` + "`?" + `:\s+(.+?)\s*$`)
+}) // compiled on first use: package init runs in every process (issue 16)
 
 // ParseFindings extracts findings written as "path:line: message" lines in
 // a model's final answer: the fallback layer when a model reports its
@@ -19,7 +22,7 @@ var findingLineRE = regexp.MustCompile(`^\s*(?:[-*]\s+)?` + "`?" + `([^\s:` + "`
 func ParseFindings(text string) []Finding {
 	var out []Finding
 	for _, line := range strings.Split(text, "\n") {
-		m := findingLineRE.FindStringSubmatch(line)
+		m := findingLineRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

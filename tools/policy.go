@@ -53,7 +53,7 @@ func ParseRule(text string, d Decision, source string) (Rule, error) {
 			return r, fmt.Errorf("rule %q: empty pattern", text)
 		}
 	}
-	if name != "*" && !toolNameRE.MatchString(name) {
+	if name != "*" && !validToolName(name) {
 		return r, fmt.Errorf("rule %q: %q is not a tool name", text, name)
 	}
 	r.Tool = name

@@ -2,13 +2,10 @@ package tools
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"sync"
 )
-
-var toolNameRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // Registry holds the tools known to a server, each with its compiled schema.
 // It is safe for concurrent use.
@@ -42,7 +39,7 @@ func (r *Registry) Register(t *Tool) error {
 
 // checkTool checks what Register checks but the schema.
 func checkTool(t *Tool) error {
-	if !toolNameRE.MatchString(t.Name) {
+	if !validToolName(t.Name) {
 		return fmt.Errorf("tool name %q: want 1-64 characters of [a-z0-9_]", t.Name)
 	}
 	if t.Run == nil {
