@@ -302,23 +302,18 @@ func launchHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File) (*help
 		specW.Close()
 		return nil, nil, err
 	}
-	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: flags}
-	if flags&unix.CLONE_NEWUSER != 0 {
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		if os.Getuid() != 0 && flags&(unix.CLONE_NEWNS|unix.CLONE_NEWUTS) != 0 {
-			// A uid other than 0 loses the namespace's capabilities at
-			// exec; the helper needs CAP_SYS_ADMIN there to mount and
-			// set the host name. The shell drops it with the rest.
-			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
-		}
-	}
 	cmd := &osexec.Cmd{
 		Path:        bin.execPath(),
 		Args:        []string{helperArgInit},
 		Env:         []string{helperEnv + "=init", "GOMAXPROCS=1"},
 		ExtraFiles:  bin.extraFiles(specR, statusW),
-		SysProcAttr: attr,
+		SysProcAttr: initAttr(flags, true),
+	}
+	if bin != nil && flags != 0 {
+		// A dedicated helper starts with its launcher, so that this
+		// process never forks for real (see runLauncher).
+		cmd.Args, cmd.Env = []string{helperArgLaunch}, launcherEnv(flags)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	}
 	if stdout != nil {
 		cmd.Stdout, cmd.Stderr = stdout, stderr

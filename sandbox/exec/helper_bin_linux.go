@@ -16,7 +16,7 @@ import (
 // spec, the status and what the helper does with them (its layers). Bump
 // it whenever any of that changes; a helper binary that reports another
 // [helperVersion] is not used.
-const helperProtocol = 1
+const helperProtocol = 2 // 2: the launcher stage
 
 // helperBinFD is where a dedicated helper binary's descriptor lands in the
 // child: right after the spec and status pipes, in ExtraFiles, so that
