@@ -238,7 +238,7 @@ func probeHelper(bin *helperBin, flags uintptr, m *mountSpec, hostname string) (
 	if err != nil {
 		return helperStatus{}, err
 	}
-	t := time.AfterFunc(10*time.Second, func() { h.cmd.Process.Kill() })
+	t := time.AfterFunc(10*time.Second, func() { h.kill() })
 	defer t.Stop()
 	st, err := h.readStatus(nil)
 	<-h.exited
