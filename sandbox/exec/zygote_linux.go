@@ -8,8 +8,11 @@ import (
 	"os"
 	osexec "os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -102,7 +105,10 @@ func runZygote() int {
 	for {
 		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
 		if err != nil || n == 0 {
-			return 0 // the server is gone
+			// The server is gone or done: end every init still here and
+			// reap them all, so that their CPU time is counted in ours.
+			endInits()
+			return 0
 		}
 		fds := receivedFDs(oob[:oobn])
 		var m zygoteMsg
@@ -134,6 +140,34 @@ func runZygote() int {
 			closeAll(fds)
 		}
 	}
+}
+
+// endInits kills and reaps the zygote's children.
+func endInits() {
+	for _, pid := range childPIDs() {
+		unix.Kill(pid, unix.SIGKILL)
+	}
+	for {
+		var ws unix.WaitStatus
+		if _, err := unix.Wait4(-1, &ws, 0, nil); err == unix.ECHILD || (err != nil && err != unix.EINTR) {
+			return
+		}
+	}
+}
+
+// childPIDs lists this process's children.
+func childPIDs() []int {
+	var pids []int
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, t := range tasks {
+		data, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
 
 // zygoteStart forks and execs init with the received pipes.
@@ -390,7 +424,19 @@ func (z *zygote) close() bool {
 	if busy {
 		return false
 	}
-	z.fail(errZygoteGone)
+	z.mu.Lock()
+	z.dead = errZygoteGone
+	z.mu.Unlock()
+	// Our end closed, the zygote reaps what it has and exits.
+	z.conn.Close()
+	exited := make(chan struct{})
+	go func() { z.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(time.Second):
+		z.cmd.Process.Kill()
+		<-exited
+	}
 	return true
 }
 
