@@ -175,7 +175,7 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 		// Leftovers of the group may hold the pipes; with a PID namespace
 		// the kernel has killed them all before init's exit. Init is not
 		// reaped yet, so its process group ID cannot have been reused.
-		unix.Kill(-h.cmd.Process.Pid, unix.SIGKILL)
+		unix.Kill(-h.pid, unix.SIGKILL)
 	}
 	waitErr := h.reap()
 	drained := make(chan struct{})
@@ -208,7 +208,7 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 			res.Signal = unix.SignalName(syscall.Signal(so.st.Signal))
 		}
 	default: // init was killed (SIGKILL after the grace) or crashed
-		res.ExitCode, res.Signal = exitOf(h.cmd.ProcessState, waitErr)
+		res.ExitCode, res.Signal = h.exitOf()
 		if stopped == "" {
 			return nil, fmt.Errorf("sandbox: the helper died: %v", waitErr)
 		}
@@ -237,14 +237,20 @@ type statusOrErr struct {
 }
 
 // exitOf turns the helper's wait status into an exit code and signal.
-func exitOf(ps *os.ProcessState, err error) (int, string) {
-	if ps == nil {
+func (h *helperProc) exitOf() (int, string) {
+	var ws syscall.WaitStatus
+	switch {
+	case h.cmd == nil:
+		ws = h.zygoteStatus()
+	case h.cmd.ProcessState == nil:
 		return -1, ""
+	default:
+		ws, _ = h.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws.Signaled() {
 		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
 	}
-	return ps.ExitCode(), ""
+	return ws.ExitStatus(), ""
 }
 
 // copyOut reads r to EOF (or until it is closed) into b.
@@ -253,19 +259,49 @@ func copyOut(b *capBuffer, r io.Reader) {
 	io.CopyBuffer(b, r, buf)
 }
 
-// helperProc is a started helper.
+// helperProc is a started helper: started by this process (cmd), or by
+// the zygote (cmd nil; its exit comes as zexit).
 type helperProc struct {
+	pid     int
 	cmd     *osexec.Cmd
 	status  *os.File      // read end of the helper's status pipe
 	exited  chan struct{} // closed when the helper has exited; not reaped before reap
 	release chan struct{}
 	done    chan error // cmd.Wait's result
+
+	zyg   *zygote
+	pidfd int // the zygote's init, for signals; -1 without
+	zexit zygoteMsg
+	zerr  error // the zygote died
 }
 
-// reap collects the exited helper and returns cmd.Wait's error.
+// reap collects the exited helper and returns why it died, if that is
+// not its own exit: cmd.Wait's error, or the zygote's.
 func (h *helperProc) reap() error {
+	if h.cmd == nil {
+		h.zyg.reapInit(h.pid)
+		if h.pidfd >= 0 {
+			unix.Close(h.pidfd)
+		}
+		if h.zerr != nil {
+			return h.zerr
+		}
+		if code, sig := h.exitOf(); sig != "" || code != 0 {
+			return fmt.Errorf("exit status %d %s", code, sig)
+		}
+		return nil
+	}
 	close(h.release)
 	return <-h.done
+}
+
+// kill kills the helper (not its process group).
+func (h *helperProc) kill() {
+	if h.cmd != nil {
+		h.cmd.Process.Kill()
+		return
+	}
+	h.signal(unix.SIGKILL, true)
 }
 
 // startHelper starts init from bin in the namespaces flags with the given
@@ -302,29 +338,31 @@ func launchHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File) (*help
 		specW.Close()
 		return nil, nil, err
 	}
-	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: flags}
-	if flags&unix.CLONE_NEWUSER != 0 {
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		if os.Getuid() != 0 && flags&(unix.CLONE_NEWNS|unix.CLONE_NEWUTS) != 0 {
-			// A uid other than 0 loses the namespace's capabilities at
-			// exec; the helper needs CAP_SYS_ADMIN there to mount and
-			// set the host name. The shell drops it with the rest.
-			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	h := &helperProc{status: statusR, exited: make(chan struct{}), pidfd: -1}
+	if bin != nil && flags != 0 {
+		// A dedicated helper's inits are forked by its zygote, so that
+		// this process never forks for real (see zygote).
+		err := bin.launch(flags, specR, statusW, stdout, stderr, h)
+		specR.Close()
+		statusW.Close()
+		if err != nil {
+			specW.Close()
+			statusR.Close()
+			return nil, nil, err
 		}
+		return h, specW, nil
 	}
 	cmd := &osexec.Cmd{
 		Path:        bin.execPath(),
 		Args:        []string{helperArgInit},
 		Env:         []string{helperEnv + "=init", "GOMAXPROCS=1"},
 		ExtraFiles:  bin.extraFiles(specR, statusW),
-		SysProcAttr: attr,
+		SysProcAttr: initAttr(flags),
 	}
 	if stdout != nil {
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 	}
-	h := &helperProc{cmd: cmd, status: statusR, exited: make(chan struct{}),
-		release: make(chan struct{}), done: make(chan error, 1)}
+	h.cmd, h.release, h.done = cmd, make(chan struct{}), make(chan error, 1)
 	started := make(chan error, 1)
 	go func() {
 		// Pdeathsig fires when the thread that started the child exits:
@@ -335,6 +373,7 @@ func launchHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File) (*help
 			started <- err
 			return
 		}
+		h.pid = cmd.Process.Pid
 		started <- nil
 		// Wait without reaping: until reap, the zombie keeps the PID and
 		// the process group ID from being reused.
@@ -384,11 +423,16 @@ func (h *helperProc) readStatus(started func()) (helperStatus, error) {
 // namespace; SIGKILL of init tears the namespace down. Without one, the
 // process group gets it.
 func (h *helperProc) signal(sig syscall.Signal, pidns bool) {
-	if pidns {
+	switch {
+	case !pidns:
+		unix.Kill(-h.pid, sig)
+	case h.cmd != nil:
 		h.cmd.Process.Signal(sig)
-		return
+	case h.pidfd >= 0:
+		unix.PidfdSendSignal(h.pidfd, sig, nil, 0)
+	default:
+		unix.Kill(h.pid, sig) // unreaped by the zygote: the PID is still init's
 	}
-	unix.Kill(-h.cmd.Process.Pid, sig)
 }
 
 // goCacheDir returns the GOCACHE for commands in workspace ws (see

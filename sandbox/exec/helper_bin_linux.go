@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,7 +17,7 @@ import (
 // spec, the status and what the helper does with them (its layers). Bump
 // it whenever any of that changes; a helper binary that reports another
 // [helperVersion] is not used.
-const helperProtocol = 1
+const helperProtocol = 2 // 2: the zygote
 
 // helperBinFD is where a dedicated helper binary's descriptor lands in the
 // child: right after the spec and status pipes, in ExtraFiles, so that
@@ -30,6 +31,9 @@ const helperBinFD = helperStatusFD + 1
 type helperBin struct {
 	path string   // as given, for logs
 	file *os.File // O_PATH
+
+	mu  sync.Mutex // guards zyg
+	zyg *zygote    // started on first use; replaced when it died
 }
 
 // openHelperBin opens the helper binary at path and checks that nobody

@@ -46,7 +46,7 @@ func helperExe(t *testing.T, r *Runner) os.FileInfo {
 	if w == nil {
 		t.Fatal("no warm helper")
 	}
-	fi, err := os.Stat("/proc/" + strconv.Itoa(w.h.cmd.Process.Pid) + "/exe")
+	fi, err := os.Stat("/proc/" + strconv.Itoa(w.h.pid) + "/exe")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,6 +100,9 @@ type helperStatus struct {
 // must not have side effects.
 func MaybeRunHelper() {
 	helperHooked.Store(true)
+	if len(os.Args) > 0 && os.Args[0] == helperArgZygote && os.Getenv(helperEnv) == "zygote" {
+		os.Exit(runZygote())
+	}
 	if len(os.Args) > 0 && os.Args[0] == helperArgInit && os.Getenv(helperEnv) == "init" {
 		// Started as /proc/self/fd/N, the helper would be "N" in ps and
 		// top; its name says what it is.

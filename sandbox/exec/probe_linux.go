@@ -238,7 +238,7 @@ func probeHelper(bin *helperBin, flags uintptr, m *mountSpec, hostname string) (
 	if err != nil {
 		return helperStatus{}, err
 	}
-	t := time.AfterFunc(10*time.Second, func() { h.cmd.Process.Kill() })
+	t := time.AfterFunc(10*time.Second, func() { h.kill() })
 	defer t.Stop()
 	st, err := h.readStatus(nil)
 	<-h.exited
@@ -246,6 +246,8 @@ func probeHelper(bin *helperBin, flags uintptr, m *mountSpec, hostname string) (
 	switch {
 	case err != nil:
 		return st, err
+	case st.Error != "": // the launcher could not start init in flags
+		return st, errors.New(st.Error)
 	case flags&unix.CLONE_NEWPID != 0 && !st.PID1:
 		return st, errors.New("the helper is not PID 1 in its PID namespace")
 	}

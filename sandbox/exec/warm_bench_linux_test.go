@@ -52,7 +52,7 @@ func warmHelperRSS(b *testing.B, r *Runner) int64 {
 	if w == nil {
 		b.Fatal("no warm helper")
 	}
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(w.h.cmd.Process.Pid) + "/status")
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(w.h.pid) + "/status")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -79,6 +79,7 @@ func (r *Runner) Close() {
 	if h != nil {
 		h.discard()
 	}
+	r.sys.bin.stopZygote()
 }
 
 // waitWarm waits until the background probe and a started fill have
@@ -180,7 +181,7 @@ func (w *warmHelper) discard() {
 	select {
 	case <-w.h.exited:
 	default:
-		w.h.cmd.Process.Kill()
+		w.h.kill()
 		<-w.h.exited
 	}
 	w.h.reap()
