@@ -157,6 +157,9 @@ func readProbeCache(dir string) (*probeCacheFile, error) {
 	if err := dec.Decode(&pc); err != nil {
 		return nil, err
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("probe cache: data after the object")
+	}
 	if pc.Format != probeCacheFormat || len(pc.Entries) > probeCacheMax {
 		return nil, errors.New("probe cache: unknown format")
 	}
