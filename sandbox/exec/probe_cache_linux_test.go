@@ -394,10 +394,13 @@ func TestProbeCache_I16_CommandsCannotWriteIt(t *testing.T) {
 		}
 		p := filepath.Join(dir, probeCacheName)
 		for _, approved := range []bool{false, true} {
-			cmd := fmt.Sprintf(`echo x > %[1]s; echo x >> %[1]s; echo x > %[2]s/new; mv %[1]s %[2]s/moved; rm -f %[1]s; ln -s /etc/passwd %[2]s/link; echo x > written`, p, dir)
+			cmd := fmt.Sprintf(`echo x > %[1]s; echo x >> %[1]s; echo x > %[2]s/new; mv %[1]s %[2]s/moved; rm -f %[1]s; ln -s /etc/passwd %[2]s/link; echo x > sub/written`, p, dir)
 			ws := execWorkspace(t)
+			if err := os.Mkdir(filepath.Join(ws, "sub"), 0o700); err != nil {
+				t.Fatal(err)
+			}
 			res := runSandboxed(t, &Spec{Command: cmd, Dir: ws, UserApproved: approved})
-			if _, err := os.Stat(filepath.Join(ws, "written")); err != nil || res.ExitCode != 0 {
+			if _, err := os.Stat(filepath.Join(ws, "sub", "written")); err != nil || res.ExitCode != 0 {
 				t.Fatalf("the command did not run: %+v", res) // else the test proves nothing
 			}
 			got, err := os.ReadFile(p)
