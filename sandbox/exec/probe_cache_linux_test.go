@@ -417,3 +417,40 @@ func TestProbeCache_I16_CommandsCannotWriteIt(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkProbeCache is BenchmarkProbe with the probe cache empty before
+// each runner (cold: every process's first probe, as before issue 16)
+// and kept (warm: a process after the first of the boot), with the CPU
+// time of the process and its helpers per probe.
+func BenchmarkProbeCache(b *testing.B) {
+	opts := benchOptions(b)
+	for _, warm := range []bool{false, true} {
+		name := "cold"
+		if warm {
+			name = "warm"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "agentls")
+			old := probeCacheRoot
+			probeCacheRoot = dir
+			defer func() { probeCacheRoot = old }()
+			var took []time.Duration
+			var cpu time.Duration
+			for b.Loop() {
+				if !warm {
+					os.RemoveAll(dir)
+				}
+				start, cpu0 := time.Now(), execCPUTime(b)
+				r := New(opts)
+				if len(r.Layers().Active) == 0 {
+					b.Skip("no sandbox here")
+				}
+				took = append(took, time.Since(start))
+				r.Close()
+				cpu += execCPUTime(b) - cpu0
+			}
+			reportLatencies(b, took)
+			b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(len(took)), "cpu-ms/probe")
+		})
+	}
+}
