@@ -41,7 +41,9 @@ var probeLaunches atomic.Int64
 type toolchain struct{ goroot, gomodcache string }
 
 // Layers reports which sandbox layers this kernel and user allow. The
-// probe finds out once per runner, starting helpers, and tells
+// probe finds out once per runner, starting helpers (unless a probe of
+// this boot, user and helper found every layer: see probe_cache_linux.go),
+// and tells
 // [Options.OnLayerMissing] about each missing layer: the first call (or
 // the first [Runner.Run]) runs it, or waits for the background probe of
 // [Options.Prestart].
