@@ -114,16 +114,21 @@ func helperVersion() string {
 	return b.String()
 }
 
-// pickHelper opens [Options.Helper] and shakes hands with it; on any
-// failure it logs why at debug and returns nil: the program re-executes
-// itself, with the same layers.
-func pickHelper(path string, log *slog.Logger) *helperBin {
+// pickHelper opens [Options.Helper] and shakes hands with it (unless the
+// probe cache remembers this very binary doing so); on any failure it
+// logs why at debug and returns nil: the program re-executes itself, with
+// the same layers. It returns the probe cache for the helper chosen, nil
+// after a fallback (a transient failure is not cached).
+func pickHelper(path string, log *slog.Logger) (*helperBin, *probeCache) {
 	if path == "" {
-		return nil
+		return nil, openProbeCache(nil)
 	}
+	var c *probeCache
 	b, err := openHelperBin(path)
 	if err == nil {
-		err = handshake(b)
+		if c = openProbeCache(b); c == nil || !c.hit {
+			err = handshake(b)
+		}
 		if err != nil {
 			b.close()
 		}
@@ -131,10 +136,10 @@ func pickHelper(path string, log *slog.Logger) *helperBin {
 	if err != nil {
 		log.Debug("Sandbox helper binary not used; re-executing the program instead",
 			slog.String("helper", path), slog.String("err", err.Error()))
-		return nil
+		return nil, nil
 	}
 	log.Debug("Sandbox helper binary in use", slog.String("helper", path))
-	return b
+	return b, c
 }
 
 // handshake starts the helper with no namespaces and checks that it is a

@@ -24,6 +24,13 @@ const execHelperEnv = "AGENTLS_SANDBOX_TEST_HELPER"
 // re-executes /proc/self/exe, which is this binary (the gopls trick).
 func TestMain(m *testing.M) {
 	MaybeRunHelper()
+	// The probe cache of the test binary's runners: its own, not the
+	// user's (issue 16).
+	cacheDir, err := os.MkdirTemp("", "agentls-probe-cache-")
+	if err != nil {
+		panic(err)
+	}
+	probeCacheRoot = cacheDir
 	cleanup := func() {}
 	if testHelper = os.Getenv(execHelperEnv); testHelper == "" {
 		testHelper, cleanup = sandboxtest.MustBuildHelper("-buildvcs=false")
@@ -32,5 +39,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	testRunner.Close()
 	cleanup()
+	os.RemoveAll(cacheDir)
 	os.Exit(code)
 }

@@ -7,6 +7,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -28,13 +29,21 @@ type probeResult struct {
 	shell     string
 	tc        toolchain
 	etc       etcRules // with Landlock
+	// cache holds the namespaces found (or is nil): see
+	// [probeResult.helperFailed].
+	cache *probeCache
 }
+
+// probeLaunches counts the probe's helper starts (tests).
+var probeLaunches atomic.Int64
 
 // toolchain is the Go installation commands may read.
 type toolchain struct{ goroot, gomodcache string }
 
 // Layers reports which sandbox layers this kernel and user allow. The
-// probe finds out once per runner, starting helpers, and tells
+// probe finds out once per runner, starting helpers (unless a probe of
+// this boot, user and helper found every layer: see probe_cache_linux.go),
+// and tells
 // [Options.OnLayerMissing] about each missing layer: the first call (or
 // the first [Runner.Run]) runs it, or waits for the background probe of
 // [Options.Prestart].
@@ -50,10 +59,11 @@ func (r *Runner) probe() *probeResult {
 		if r.opts.beforeProbe != nil {
 			r.opts.beforeProbe()
 		}
+		var c *probeCache
 		if helperHooked.Load() {
-			r.sys.bin = pickHelper(r.opts.Helper, r.log)
+			r.sys.bin, c = pickHelper(r.opts.Helper, r.log)
 		}
-		r.sys.probed = runProbe(r.sys.bin)
+		r.sys.probed = runProbe(r.sys.bin, c)
 		for _, l := range layerOrder {
 			if why, ok := r.sys.probed.report.Missing[l]; ok && r.opts.OnLayerMissing != nil {
 				r.opts.OnLayerMissing(l, why)
@@ -63,8 +73,9 @@ func (r *Runner) probe() *probeResult {
 	return r.sys.probed
 }
 
-// runProbe finds out what the sandbox can do, starting helpers from bin.
-func runProbe(bin *helperBin) *probeResult {
+// runProbe finds out what the sandbox can do, starting helpers from bin
+// unless cache c holds what they would find.
+func runProbe(bin *helperBin, c *probeCache) *probeResult {
 	p := &probeResult{shell: pickShell(), tc: findToolchain()}
 	missing := map[string]string{}
 	if !helperHooked.Load() {
@@ -75,7 +86,27 @@ func runProbe(bin *helperBin) *probeResult {
 		p.report = LayerReport{Missing: missing}
 		return p
 	}
-	ns := probeNamespaces(bin)
+	if err := diskAccounting(); err != nil {
+		missing[LayerDiskBudget] = fmt.Sprintf("no per-process I/O accounting in /proc/PID/io (%v); only RLIMIT_FSIZE bounds each file", err)
+	} else {
+		p.diskWatch = true
+	}
+	if abi, err := landlockABI(); err != nil {
+		missing[LayerLandlock] = landlockMissing(err)
+	} else {
+		p.abi = abi
+	}
+	if err := seccompSupported(); err != nil {
+		missing[LayerSeccomp] = err.Error()
+	} else {
+		p.seccomp = true
+	}
+	var ns nsProbe
+	if c != nil && c.hit && len(missing) == 0 {
+		ns = nsProbe{flags: allNamespaces, proc: true}
+	} else {
+		ns = probeNamespaces(bin)
+	}
 	p.flags, p.ownProc = ns.flags, ns.proc
 	for _, l := range []struct {
 		layer string
@@ -103,21 +134,6 @@ func runProbe(bin *helperBin) *probeResult {
 	if p.flags&unix.CLONE_NEWUTS == 0 {
 		missing[LayerUTSNamespace] = ns.utsWhy
 	}
-	if err := diskAccounting(); err != nil {
-		missing[LayerDiskBudget] = fmt.Sprintf("no per-process I/O accounting in /proc/PID/io (%v); only RLIMIT_FSIZE bounds each file", err)
-	} else {
-		p.diskWatch = true
-	}
-	if abi, err := landlockABI(); err != nil {
-		missing[LayerLandlock] = landlockMissing(err)
-	} else {
-		p.abi = abi
-	}
-	if err := seccompSupported(); err != nil {
-		missing[LayerSeccomp] = err.Error()
-	} else {
-		p.seccomp = true
-	}
 	switch {
 	case os.Geteuid() != 0 && p.flags&unix.CLONE_NEWUSER != 0:
 		p.nproc = true
@@ -129,6 +145,10 @@ func runProbe(bin *helperBin) *probeResult {
 			missing[LayerProcessLimit] = fmt.Sprintf("the kernel does not apply RLIMIT_NPROC to uid 0, and no pids cgroup is writable (%v)", err)
 		}
 		p.cgroup = cg
+	}
+	if len(missing) == 0 && p.flags == allNamespaces && p.ownProc {
+		c.store()
+		p.cache = c
 	}
 	var active []string
 	for _, l := range layerOrder {
@@ -234,6 +254,7 @@ func probeNamespaces(bin *helperBin) nsProbe {
 // try the mounts m and the host name (when not nil and not ""), and
 // checks that it answers (and is PID 1 in a new PID namespace).
 func probeHelper(bin *helperBin, flags uintptr, m *mountSpec, hostname string) (helperStatus, error) {
+	probeLaunches.Add(1)
 	h, err := startHelper(bin, flags, nil, nil, &helperSpec{Probe: true, Mounts: m, Hostname: hostname})
 	if err != nil {
 		return helperStatus{}, err
