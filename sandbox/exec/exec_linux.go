@@ -121,6 +121,7 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	if w == nil {
 		var err error
 		if w, err = launchWithPipes(r.sys.bin, flags); err != nil {
+			r.sys.probed.helperFailed()
 			return nil, fmt.Errorf("sandbox: starting the helper: %w", err)
 		}
 	}
@@ -201,6 +202,7 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	}
 	switch {
 	case so.err == nil && so.st.Error != "":
+		r.sys.probed.helperFailed() // the probe (maybe a cached one) promised this would work
 		return nil, fmt.Errorf("sandbox: %s", so.st.Error)
 	case so.err == nil:
 		res.ExitCode, res.DiskExceeded = so.st.Exit, so.st.Disk

@@ -144,6 +144,7 @@ func (r *Runner) refill() {
 		w.mu.Unlock()
 		switch {
 		case err != nil:
+			r.sys.probed.helperFailed()
 			r.log.Debug("Warm helper did not start", slog.String("err", err.Error()))
 		case !keep:
 			h.discard() // Close came first
