@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	osexec "os/exec"
 	"runtime"
@@ -92,18 +91,20 @@ func runZygote() int {
 	// Every init's Pdeathsig follows this thread: it forks them all and
 	// lives as long as the zygote.
 	runtime.LockOSThread()
-	conn, err := net.FileConn(os.NewFile(zygoteSockFD, "zygote"))
-	if err != nil {
+	// Plain blocking syscalls: the net package would link the C library
+	// into the helper (its resolver), and a dynamic helper pays the
+	// dynamic loader at every start.
+	if err := unix.SetNonblock(zygoteSockFD, false); err != nil {
 		return 2
 	}
-	uc, ok := conn.(*net.UnixConn)
-	if !ok {
-		return 2
-	}
+	uc := zygoteSockFD
 	buf := make([]byte, 4096)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
-		n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+		n, oobn, _, _, err := unix.Recvmsg(uc, buf, oob, 0)
+		if err == unix.EINTR {
+			continue
+		}
 		if err != nil || n == 0 {
 			// The server is gone or done: end every init still here and
 			// reap them all, so that their CPU time is counted in ours.
@@ -191,7 +192,7 @@ func zygoteStart(m *zygoteMsg, fds []int) (int, error) {
 }
 
 // watchInit tells the server when init exits, leaving it unreaped.
-func watchInit(uc *net.UnixConn, pid int) {
+func watchInit(uc int, pid int) {
 	var info unix.Siginfo
 	for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
 	}
@@ -208,10 +209,13 @@ func watchInit(uc *net.UnixConn, pid int) {
 	send(uc, &m)
 }
 
-func send(uc *net.UnixConn, m *zygoteMsg) error {
+func send(uc int, m *zygoteMsg) error {
 	data, _ := json.Marshal(m)
-	_, _, err := uc.WriteMsgUnix(data, nil, nil)
-	return err
+	for {
+		if err := unix.Sendmsg(uc, data, nil, nil, 0); err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // receivedFDs returns the descriptors passed in oob.
@@ -241,7 +245,7 @@ func closeAll(fds []int) {
 // zygote is the server's side of a running zygote.
 type zygote struct {
 	cmd  *osexec.Cmd
-	conn *net.UnixConn
+	conn *os.File // our end of the socketpair, non-blocking (the poller's)
 
 	mu      sync.Mutex // guards the fields below
 	nextID  uint64
@@ -253,7 +257,7 @@ type zygote struct {
 
 // startZygote starts bin's zygote.
 func startZygote(bin *helperBin) (*zygote, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -280,14 +284,7 @@ func startZygote(bin *helperBin) (*zygote, error) {
 		ours.Close()
 		return nil, err
 	}
-	conn, err := net.FileConn(ours)
-	ours.Close()
-	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, err
-	}
-	return &zygote{cmd: cmd, conn: conn.(*net.UnixConn), starts: map[uint64]*pendingStart{}, procs: map[int]*helperProc{}}, nil
+	return &zygote{cmd: cmd, conn: ours, starts: map[uint64]*pendingStart{}, procs: map[int]*helperProc{}}, nil
 }
 
 // pendingStart is a start waiting for its reply.
@@ -326,7 +323,7 @@ func (z *zygote) launch(flags uintptr, specR, statusW, stdout, stderr *os.File, 
 	}
 	z.mu.Unlock()
 	data, _ := json.Marshal(&zygoteMsg{Op: "start", ID: id, Flags: uint64(flags), Output: stdout != nil})
-	_, _, err := z.conn.WriteMsgUnix(data, unix.UnixRights(rights...), nil)
+	err := z.sendmsg(data, unix.UnixRights(rights...))
 	runtime.KeepAlive(files)
 	if err != nil {
 		z.fail(fmt.Errorf("%w: %v", errZygoteGone, err))
@@ -343,7 +340,7 @@ func (z *zygote) launch(flags uintptr, specR, statusW, stdout, stderr *os.File, 
 func (z *zygote) read() {
 	buf := make([]byte, 4096)
 	for {
-		n, _, _, _, err := z.conn.ReadMsgUnix(buf, nil)
+		n, err := z.recvmsg(buf)
 		if err != nil || n == 0 {
 			if err == nil {
 				err = errors.New("end of stream")
@@ -409,10 +406,43 @@ func (z *zygote) fail(why error) {
 	z.cmd.Wait()
 }
 
+// sendmsg sends one packet through the poller.
+func (z *zygote) sendmsg(data, oob []byte) error {
+	rc, err := z.conn.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Write(func(fd uintptr) bool {
+		serr = unix.Sendmsg(int(fd), data, oob, nil, 0)
+		return serr != unix.EAGAIN
+	}); err != nil {
+		return err
+	}
+	return serr
+}
+
+// recvmsg reads one packet through the poller; closing conn ends it.
+func (z *zygote) recvmsg(buf []byte) (int, error) {
+	rc, err := z.conn.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, _, _, _, rerr = unix.Recvmsg(int(fd), buf, nil, 0)
+		return rerr != unix.EAGAIN
+	}); err != nil {
+		return 0, err
+	}
+	return n, rerr
+}
+
 // reapInit lets the zygote reap init.
 func (z *zygote) reapInit(pid int) {
 	data, _ := json.Marshal(&zygoteMsg{Op: "reap", PID: pid})
-	z.conn.WriteMsgUnix(data, nil, nil)
+	z.sendmsg(data, nil)
 }
 
 // close ends the zygote when nothing runs in it; with inits running it
