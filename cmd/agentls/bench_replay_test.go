@@ -37,7 +37,7 @@ import (
 //     task read there is invalidated, under spinlocks, when it is reaped;
 //   - ms-to-first-request: process start to the first model request;
 //   - ms-after-shell: agent time after a shell turn, from the moment the
-//     command's last line (a date +%s%N stamp) was written to the next
+//     command's last line (bash's $EPOCHREALTIME) was written to the next
 //     model request arriving — helper teardown, output checks, audit,
 //     journal and the request build together;
 //   - first-request-bytes and growth-bytes/turn (request k+1 − request
@@ -77,16 +77,17 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportMetric(0, "ns/op") // the wall time of a session is the scripted model's, not ours
 }
 
-// replayScript is the session: the stamp after each command marks when
-// it ended, for ms-after-shell.
+// replayScript is the session: the stamp after each command (bash's
+// $EPOCHREALTIME, no extra process) marks when it ended, for
+// ms-after-shell.
 const replayScript = `{"tool_calls":[{"name":"list_dir","arguments":{"path":"."}}]}
 {"tool_calls":[{"name":"read_file","arguments":{"path":"main.go"}}]}
 {"tool_calls":[{"name":"read_file","arguments":{"path":"go.mod"}}]}
 {"tool_calls":[{"name":"read_file","arguments":{"path":"README.md"}}]}
-{"tool_calls":[{"name":"run_command","arguments":{"command":"ls -la; date +%s%N"}}]}
-{"tool_calls":[{"name":"run_command","arguments":{"command":"grep -n func main.go; date +%s%N"}}]}
-{"tool_calls":[{"name":"run_command","arguments":{"command":"wc -l main.go README.md; date +%s%N"}}]}
-{"tool_calls":[{"name":"run_command","arguments":{"command":"cat go.mod; date +%s%N"}}]}
+{"tool_calls":[{"name":"run_command","arguments":{"command":"ls -la; echo $EPOCHREALTIME"}}]}
+{"tool_calls":[{"name":"run_command","arguments":{"command":"grep -n func main.go; echo $EPOCHREALTIME"}}]}
+{"tool_calls":[{"name":"run_command","arguments":{"command":"wc -l main.go README.md; echo $EPOCHREALTIME"}}]}
+{"tool_calls":[{"name":"run_command","arguments":{"command":"cat go.mod; echo $EPOCHREALTIME"}}]}
 {"tool_calls":[{"name":"edit_file","arguments":{"path":"main.go","edits":[{"old_text":"println(\"hello\")","new_text":"println(\"hello, world\")"}]}}]}
 {"content":"Changed the greeting in main.go."}
 `
@@ -130,7 +131,8 @@ func buildReplayBinaries(b *testing.B) string {
 	return filepath.Join(dir, "agentls")
 }
 
-var stampRE = regexp.MustCompile(`\b1[0-9]{18}\b`)
+// stampRE is bash's $EPOCHREALTIME: seconds and microseconds.
+var stampRE = regexp.MustCompile(`\b1[0-9]{9}\.[0-9]{6}\b`)
 
 // replayOnce runs one session and measures it.
 func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
@@ -202,8 +204,10 @@ func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
 			if len(stamps) == 0 {
 				b.Fatalf("request %d: no end stamp in the command's result %q", k, result)
 			}
-			ns, _ := strconv.ParseInt(stamps[len(stamps)-1], 10, 64)
-			after = append(after, arrived[k].Sub(time.Unix(0, ns)))
+			sec, usec, _ := strings.Cut(stamps[len(stamps)-1], ".")
+			si, _ := strconv.ParseInt(sec, 10, 64)
+			ui, _ := strconv.ParseInt(usec, 10, 64)
+			after = append(after, arrived[k].Sub(time.Unix(si, ui*1000)))
 		}
 	}
 	slices.Sort(after)
