@@ -101,15 +101,21 @@ type helperStatus struct {
 func MaybeRunHelper() {
 	helperHooked.Store(true)
 	if len(os.Args) > 0 && os.Args[0] == helperArgZygote && os.Getenv(helperEnv) == "zygote" {
+		nameSelf(zygoteComm)
 		os.Exit(runZygote())
 	}
 	if len(os.Args) > 0 && os.Args[0] == helperArgInit && os.Getenv(helperEnv) == "init" {
-		// Started as /proc/self/fd/N, the helper would be "N" in ps and
-		// top; its name says what it is.
-		name := []byte(helperComm + "\x00")
-		unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&name[0])), 0, 0, 0)
+		nameSelf(helperComm)
 		os.Exit(runInit())
 	}
+}
+
+// nameSelf sets the process name ps and top show: started as
+// /proc/self/fd/N or /proc/self/exe, the helper would be "N" or "exe".
+// Names are cut to 15 bytes.
+func nameSelf(name string) {
+	b := []byte(name + "\x00")
+	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
 }
 
 // readSpec reads the JSON spec from fd 3 and closes it.

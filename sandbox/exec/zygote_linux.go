@@ -51,6 +51,7 @@ import (
 // [Runner.Close]); every init it started dies then of its Pdeathsig.
 const (
 	helperArgZygote = "agentls-sandbox-zygote"
+	zygoteComm      = "agentls-zygote" // its name in ps
 	zygoteSockFD    = 3
 	zygoteNullFD    = 4 // /dev/null, init's stdin and, without one given, its output
 	cldExited       = 1 // si_code of a SIGCHLD for an exit (CLD_EXITED)

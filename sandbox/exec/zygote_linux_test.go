@@ -53,6 +53,11 @@ func TestZygote_I16_ServerNeverForksInit(t *testing.T) {
 	if z == 0 {
 		t.Fatal("no zygote after a command")
 	}
+	// The zygote names itself once its runtime is up; by now it has
+	// started an init.
+	if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(z) + "/comm"); string(comm) != zygoteComm+"\n" {
+		t.Errorf("the zygote is called %q in ps, want %q", comm, zygoteComm)
+	}
 	if p := parentOf(t, z); p != os.Getpid() {
 		t.Errorf("the zygote's parent is %d, want this process %d", p, os.Getpid())
 	}
