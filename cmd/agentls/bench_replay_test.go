@@ -31,8 +31,8 @@ import (
 //     schedstat);
 //   - peak-RSS-MiB: the server's peak RSS plus the largest sandbox
 //     helper's (server-MiB and helper-MiB apart): VmHWM of the server and
-//     of the processes below it (the prestarted helper) at every model
-//     request, and wait4's maxrss for helpers that outgrew the server.
+//     of the processes below it (the zygote and the prestarted init) at
+//     every model request.
 //     Polling /proc more often would cost the server: every dentry of a
 //     task read there is invalidated, under spinlocks, when it is reaped;
 //   - ms-to-first-request: process start to the first model request;
@@ -118,14 +118,19 @@ func replayWorkspace(b *testing.B) string {
 }
 
 // buildReplayBinaries builds agentls, and the small sandbox helper next to
-// it when the tree has one, as a user's `go install ./cmd/...` would.
+// it when the tree has one, as the README's install does (CGO_ENABLED=0
+// unless the environment says otherwise, to compare).
 func buildReplayBinaries(b *testing.B) string {
 	dir := b.TempDir()
 	args := []string{"build", "-o", dir + "/", "."}
 	if _, err := os.Stat("../agentls-sandbox"); err == nil {
 		args = append(args, "../agentls-sandbox")
 	}
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+	build := exec.Command("go", args...)
+	if _, set := os.LookupEnv("CGO_ENABLED"); !set {
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go %v: %v\n%s", args, err, out)
 	}
 	return filepath.Join(dir, "agentls")
@@ -190,11 +195,6 @@ func replayOnce(b *testing.B, bin, ws string, sc llmtest.Script) replayRun {
 		firstBytes: len(bodies[0]),
 	}
 	r.serverKB, r.helperKB = tree.peaks(pid)
-	// wait4's maxrss is the largest of the server and everything it
-	// reaped: above the server's own peak, it is a helper's.
-	if ru.Maxrss > r.serverKB {
-		r.helperKB = max(r.helperKB, ru.Maxrss)
-	}
 	var after []time.Duration
 	for k := 1; k < len(bodies); k++ {
 		result, raw := lastToolResult(b, bodies[k])

@@ -6,6 +6,9 @@
 # machines are shared: a load above ~0.5 on 2 cores inflates every number).
 #
 #	testdata/bench/replay.sh [RUNS]     (default 9)
+#
+# The binaries are built as the README installs them (CGO_ENABLED=0);
+# CGO_ENABLED=1 testdata/bench/replay.sh measures a dynamic build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-9}
