@@ -255,10 +255,17 @@ func (h *helperProc) exitOf() (int, string) {
 	return ws.ExitStatus(), ""
 }
 
+// copyBufs are copyOut's buffers, reused across commands (issue 16: two
+// per command were a fifth of a session's allocations).
+var copyBufs = sync.Pool{New: func() any { return new([64 << 10]byte) }}
+
 // copyOut reads r to EOF (or until it is closed) into b.
 func copyOut(b *capBuffer, r io.Reader) {
-	buf := make([]byte, 64<<10)
-	io.CopyBuffer(b, r, buf)
+	buf := copyBufs.Get().(*[64 << 10]byte)
+	defer copyBufs.Put(buf)
+	// Only the Reader: an *os.File's WriteTo would copy through a buffer
+	// of its own, allocated each time.
+	io.CopyBuffer(b, struct{ io.Reader }{r}, buf[:])
 }
 
 // helperProc is a started helper: started by this process (cmd), or by
