@@ -181,16 +181,16 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	waitErr := h.reap()
 	drained := make(chan struct{})
 	go func() { copies.Wait(); close(drained) }()
-	if !pidns {
-		select {
-		case <-drained:
-		case <-time.After(drainDelay):
-			outR.Close()
-			errR.Close()
-			<-drained
-		}
+	// With a PID namespace every writer died with init, and the output
+	// ends at once; the bound still holds should a descriptor have
+	// leaked anywhere else (the zygote's copies, say): never a hang.
+	select {
+	case <-drained:
+	case <-time.After(drainDelay):
+		outR.Close()
+		errR.Close()
+		<-drained
 	}
-	<-drained
 	outR.Close()
 	errR.Close()
 	so := <-statusc

@@ -164,7 +164,11 @@ func launchWithPipes(bin *helperBin, flags uintptr) (*warmHelper, error) {
 		outW.Close()
 		return nil, err
 	}
-	unix.FcntlInt(outR.Fd(), unix.F_SETPIPE_SZ, pipeSize)
+	// Through Control, not Fd: Fd would put the pipe in blocking mode, and
+	// a blocked read is not ended by Close (the drain bound in run).
+	if rc, err := outR.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
+	}
 	h, specW, err := launchHelper(bin, flags, outW, errW)
 	outW.Close()
 	errW.Close()

@@ -168,3 +168,34 @@ func ownPIDNamespace(out string, i int) bool {
 	p, err := strconv.Atoi(pid)
 	return ok && err == nil && n == strconv.Itoa(i) && p > 1 && p < 50
 }
+
+// countFDs counts the open descriptors of pid.
+func countFDs(t *testing.T, pid int) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// TestZygote_I16_NoDescriptorLeak: the pipes handed to the zygote for
+// each command are closed on both sides once it ran: after 40 more
+// commands neither this process nor the zygote holds more descriptors.
+func TestZygote_I16_NoDescriptorLeak(t *testing.T) {
+	needSandboxLayers(t, LayerUserNamespace, LayerPIDNamespace)
+	r := New(&Options{Helper: testHelper})
+	defer r.Close()
+	mustRun(t, r)
+	z := zygotePID(r)
+	ours, theirs := countFDs(t, os.Getpid()), countFDs(t, z)
+	for range 40 {
+		mustRun(t, r)
+	}
+	if got := countFDs(t, os.Getpid()); got > ours {
+		t.Errorf("this process holds %d descriptors after 40 commands, %d before", got, ours)
+	}
+	if got := countFDs(t, z); got > theirs {
+		t.Errorf("the zygote holds %d descriptors after 40 commands, %d before", got, theirs)
+	}
+}
