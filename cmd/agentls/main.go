@@ -22,6 +22,7 @@ func main() {
 	// The sandbox re-executes this binary as its helper; in that role it
 	// never returns from here.
 	exec.MaybeRunHelper()
+	tuneGC(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
