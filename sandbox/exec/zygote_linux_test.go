@@ -199,3 +199,26 @@ func TestZygote_I16_NoDescriptorLeak(t *testing.T) {
 		t.Errorf("the zygote holds %d descriptors after 40 commands, %d before", got, theirs)
 	}
 }
+
+// TestZygote_I16_CloseWhileRunning: Close while a command runs leaves the
+// command alone (its zygote stays until then) and the command finishes
+// with its output.
+func TestZygote_I16_CloseWhileRunning(t *testing.T) {
+	needSandboxLayers(t, LayerUserNamespace, LayerPIDNamespace)
+	r := New(&Options{Helper: testHelper, Prestart: true})
+	ws := execWorkspace(t)
+	mustRun(t, r)
+	done := make(chan *Result, 1)
+	go func() { done <- runWith(t, r, &Spec{Command: "sleep 1; echo finished", Dir: ws}) }()
+	time.Sleep(200 * time.Millisecond)
+	r.Close()
+	select {
+	case res := <-done:
+		if res.Stdout != "finished\n" || res.ExitCode != 0 {
+			t.Errorf("the command after Close: %+v", res)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command hangs after Close")
+	}
+	mustRun(t, r) // Run keeps working after Close
+}
