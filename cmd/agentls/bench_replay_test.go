@@ -47,7 +47,7 @@ import (
 //
 //	go test -run '^$' -bench Replay -benchtime 7x ./cmd/agentls/
 func BenchmarkReplay(b *testing.B) {
-	bin := buildReplayBinaries(b)
+	bin := benchBinary(b)
 	sc, err := llmtest.ParseScript([]byte(replayScript))
 	if err != nil {
 		b.Fatal(err)
@@ -115,25 +115,6 @@ func replayWorkspace(b *testing.B) string {
 		}
 	}
 	return dir
-}
-
-// buildReplayBinaries builds agentls, and the small sandbox helper next to
-// it when the tree has one, as the README's install does (CGO_ENABLED=0
-// unless the environment says otherwise, to compare).
-func buildReplayBinaries(b *testing.B) string {
-	dir := b.TempDir()
-	args := []string{"build", "-o", dir + "/", "."}
-	if _, err := os.Stat("../agentls-sandbox"); err == nil {
-		args = append(args, "../agentls-sandbox")
-	}
-	build := exec.Command("go", args...)
-	if _, set := os.LookupEnv("CGO_ENABLED"); !set {
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	}
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go %v: %v\n%s", args, err, out)
-	}
-	return filepath.Join(dir, "agentls")
 }
 
 // stampRE is bash's $EPOCHREALTIME: seconds and microseconds.
@@ -252,16 +233,12 @@ func (t *rssTracker) sample(pid int) {
 	if pid == 0 {
 		return
 	}
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		if kb := procHWM(p); kb > 0 {
+	for _, p := range append([]int{pid}, descendants(pid)...) {
+		if kb := int64(procKB(p, "VmHWM")); kb > 0 {
 			t.mu.Lock()
 			t.peak[p] = max(t.peak[p], kb)
 			t.mu.Unlock()
 		}
-		queue = append(queue, procChildren(p)...)
 	}
 }
 
@@ -279,20 +256,6 @@ func (t *rssTracker) peaks(server int) (serverKB, helperKB int64) {
 	return serverKB, helperKB
 }
 
-func procHWM(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
 // procCPU is the CPU time of pid's threads so far (schedstat, in ns).
 func procCPU(pid int) time.Duration {
 	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
@@ -305,18 +268,4 @@ func procCPU(pid int) time.Duration {
 		}
 	}
 	return t
-}
-
-func procChildren(pid int) []int {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	var kids []int
-	for _, f := range tasks {
-		data, _ := os.ReadFile(f)
-		for _, s := range strings.Fields(string(data)) {
-			if n, err := strconv.Atoi(s); err == nil {
-				kids = append(kids, n)
-			}
-		}
-	}
-	return kids
 }

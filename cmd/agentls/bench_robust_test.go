@@ -34,7 +34,11 @@ func benchBinary(b *testing.B) string {
 		return bin
 	}
 	bin := filepath.Join(b.TempDir(), "agentls")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if _, set := os.LookupEnv("CGO_ENABLED"); !set {
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs it
+	}
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
 	if _, err := sandboxtest.BuildHelper(filepath.Dir(bin)); err != nil {

@@ -351,16 +351,22 @@ func launchHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File) (*help
 	if bin != nil && flags != 0 {
 		// A dedicated helper's inits are forked by its zygote, so that
 		// this process never forks for real (see zygote).
-		err := bin.launch(flags, specR, statusW, stdout, stderr, h)
-		specR.Close()
-		statusW.Close()
-		if err != nil {
-			specW.Close()
-			statusR.Close()
-			return nil, nil, err
-		}
-		return h, specW, nil
+		err = bin.launch(flags, specR, statusW, stdout, stderr, h)
+	} else {
+		err = h.start(bin, flags, specR, statusW, stdout, stderr)
 	}
+	specR.Close()
+	statusW.Close()
+	if err != nil {
+		specW.Close()
+		statusR.Close()
+		return nil, nil, err
+	}
+	return h, specW, nil
+}
+
+// start starts init from bin (nil: this program) itself, as h.cmd.
+func (h *helperProc) start(bin *helperBin, flags uintptr, specR, statusW, stdout, stderr *os.File) error {
 	cmd := &osexec.Cmd{
 		Path:        bin.execPath(),
 		Args:        []string{helperArgInit},
@@ -393,15 +399,7 @@ func launchHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File) (*help
 		<-h.release
 		h.done <- cmd.Wait()
 	}()
-	err = <-started
-	specR.Close()
-	statusW.Close()
-	if err != nil {
-		specW.Close()
-		statusR.Close()
-		return nil, nil, err
-	}
-	return h, specW, nil
+	return <-started
 }
 
 // readStatus reads the helper's reports, calling started (if not nil)

@@ -54,17 +54,30 @@ func openHelperBin(path string) (*helperBin, error) {
 
 // checkHelperFile applies openHelperBin's checks to the opened file.
 func checkHelperFile(f *os.File) error {
+	return checkTrusted(int(f.Fd()), unix.S_IFREG, true)
+}
+
+// checkTrusted checks that fd is of type typ (unix.S_IFREG, S_IFDIR),
+// owned by the effective user (or root, with rootOK) and not writable by
+// group or others: nobody but its owner can have changed it. The helper
+// binary and the probe cache both trust a file only so.
+func checkTrusted(fd int, typ uint32, rootOK bool) error {
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
 	switch {
-	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+	case st.Mode&unix.S_IFMT != typ && typ == unix.S_IFREG:
 		return errors.New("not a regular file")
+	case st.Mode&unix.S_IFMT != typ:
+		return errors.New("wrong file type")
 	case st.Mode&0o022 != 0:
 		return fmt.Errorf("writable by group or others (mode %#o)", st.Mode&0o7777)
-	case st.Uid != 0 && int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("owned by uid %d, neither this user nor root", st.Uid)
+	case int(st.Uid) != os.Geteuid() && !(rootOK && st.Uid == 0):
+		if rootOK {
+			return fmt.Errorf("owned by uid %d, neither this user nor root", st.Uid)
+		}
+		return fmt.Errorf("owned by uid %d, not this user", st.Uid)
 	}
 	return nil
 }

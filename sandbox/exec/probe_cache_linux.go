@@ -141,7 +141,7 @@ func readProbeCache(dir string) (*probeCacheFile, error) {
 	}
 	f := os.NewFile(uintptr(fd), probeCacheName)
 	defer f.Close()
-	if err := checkOwnFile(int(f.Fd()), unix.S_IFREG); err != nil {
+	if err := checkTrusted(fd, unix.S_IFREG, false); err != nil {
 		return nil, err
 	}
 	b, err := io.ReadAll(io.LimitReader(f, probeCacheBytes+1))
@@ -178,29 +178,11 @@ func openCacheDir(dir string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if err := checkOwnFile(fd, unix.S_IFDIR); err != nil {
+	if err := checkTrusted(fd, unix.S_IFDIR, false); err != nil {
 		unix.Close(fd)
 		return -1, err
 	}
 	return fd, nil
-}
-
-// checkOwnFile checks that fd is of type typ, owned by the effective user
-// and not writable by group or others.
-func checkOwnFile(fd int, typ uint32) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return err
-	}
-	switch {
-	case st.Mode&unix.S_IFMT != typ:
-		return errors.New("probe cache: wrong file type")
-	case int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("probe cache: owned by uid %d", st.Uid)
-	case st.Mode&0o022 != 0:
-		return fmt.Errorf("probe cache: mode %#o", st.Mode&0o7777)
-	}
-	return nil
 }
 
 // store adds the key to the file (when not there yet): the probe found
