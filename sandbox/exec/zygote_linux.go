@@ -254,6 +254,8 @@ type zygote struct {
 	procs   map[int]*helperProc      // started inits not yet exited, by pid
 	reading bool                     // a reader goroutine runs
 	dead    error                    // the zygote is gone: why
+
+	ended sync.Once // end's work
 }
 
 // startZygote starts bin's zygote.
@@ -402,9 +404,27 @@ func (z *zygote) fail(why error) {
 	for pid, h := range procs {
 		h.zygoteExited(zygoteMsg{Exited: pid, Signal: int(unix.SIGKILL)}, why)
 	}
-	z.conn.Close()
-	z.cmd.Process.Kill()
-	z.cmd.Wait()
+	z.end(true)
+}
+
+// end closes our end of the socket, which makes the zygote reap its inits
+// and exit, and reaps it; kill does not wait for that. Once: the reader
+// and a failed send may both give up on a zygote.
+func (z *zygote) end(kill bool) {
+	z.ended.Do(func() {
+		z.conn.Close()
+		if kill {
+			z.cmd.Process.Kill()
+		}
+		exited := make(chan struct{})
+		go func() { z.cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(time.Second):
+			z.cmd.Process.Kill()
+			<-exited
+		}
+	})
 }
 
 // sendmsg sends one packet through the poller.
@@ -450,24 +470,13 @@ func (z *zygote) reapInit(pid int) {
 // stays (they need it) until the process exits.
 func (z *zygote) close() bool {
 	z.mu.Lock()
-	busy := len(z.starts) > 0 || len(z.procs) > 0 || z.dead != nil
-	z.mu.Unlock()
-	if busy {
+	if len(z.starts) > 0 || len(z.procs) > 0 || z.dead != nil {
+		z.mu.Unlock()
 		return false
 	}
-	z.mu.Lock()
-	z.dead = errZygoteGone
+	z.dead = errZygoteGone // no launch gets in from here on
 	z.mu.Unlock()
-	// Our end closed, the zygote reaps what it has and exits.
-	z.conn.Close()
-	exited := make(chan struct{})
-	go func() { z.cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(time.Second):
-		z.cmd.Process.Kill()
-		<-exited
-	}
+	z.end(false) // it reaps what it has and exits
 	return true
 }
 
