@@ -31,7 +31,7 @@ import (
 //     schedstat);
 //   - peak-RSS-MiB: the server's peak RSS plus the largest sandbox
 //     helper's (server-MiB and helper-MiB apart): VmHWM of the server and
-//     of the processes below it (the zygote and the prestarted init) at
+//     of the processes below it (the zygote and the command inits) at
 //     every model request.
 //     Polling /proc more often would cost the server: every dentry of a
 //     task read there is invalidated, under spinlocks, when it is reaped;

@@ -35,6 +35,7 @@ type runnerSys struct {
 	probed    *probeResult
 	bin       *helperBin // set by the probe; nil: /proc/self/exe
 	warm      warmPool
+	tools     toolchainCache
 }
 
 // Run runs spec.Command in the sandbox (S1–S4) and returns its result.
@@ -72,7 +73,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 	pidns := flags&unix.CLONE_NEWPID != 0
 	gocache := goCacheDir(s.CacheDir, tmp, s.Dir)
 	home, _ := os.UserHomeDir()
-	tools := homeToolchainAccess(home, os.Getenv("PATH"), s.Dir, os.TempDir(), os.Getenv)
+	tools := r.sys.tools.get(home, os.Getenv("PATH"), s.Dir, os.TempDir(), os.Getenv)
 	var plan *controlPlan
 	if !s.UserApproved {
 		var others []string

@@ -151,3 +151,57 @@ func TestHomeToolchainAccess(t *testing.T) {
 		}
 	}
 }
+
+// TestExec_I16_CachedToolchainSwappedForSymlink (S7, issue 16): a runner
+// resolves the toolchain roots once and reuses them; a $PATH directory
+// swapped for a symlink to a secret after the first command grants
+// nothing to the next one, anywhere in its path.
+func TestExec_I16_CachedToolchainSwappedForSymlink(t *testing.T) {
+	needSandboxLayers(t, LayerLandlock)
+	home := fakeHome(t)
+	t.Setenv("HOME", home)
+	for _, v := range toolchainHomes {
+		t.Setenv(v.name, "")
+	}
+	outside := execWorkspace(t) // neither the home nor the workspace
+	for _, dir := range []string{"opt/bin", "lib/bin"} {
+		p := filepath.Join(outside, dir, "sometool")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho sometool-ok\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", outside+"/opt/bin:"+outside+"/lib/bin:"+os.Getenv("PATH"))
+	r := New(&Options{Helper: testHelper})
+	defer r.Close()
+	ws := execWorkspace(t)
+	if res := runWith(t, r, &Spec{Command: "sometool", Dir: ws}); !strings.Contains(res.Stdout, "sometool-ok") {
+		t.Fatalf("the toolchain did not run: %+v", res)
+	}
+	// The last component, and a parent, become symlinks to secrets.
+	swap := func(dir, target string) {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	swap(filepath.Join(outside, "opt/bin"), filepath.Join(home, ".ssh"))
+	swap(filepath.Join(outside, "lib"), filepath.Join(home, ".aws"))
+	if err := os.Mkdir(filepath.Join(home, ".aws/bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".aws/bin/creds"), []byte("SECRET-aws-bin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runWith(t, r, &Spec{Command: "cat " + outside + "/opt/bin/id_rsa " + outside + "/lib/bin/creds; ls " + outside + "/opt/bin", Dir: ws})
+	if strings.Contains(res.Stdout, "SECRET") || strings.Contains(res.Stdout, "id_rsa") {
+		t.Errorf("a secret showed through a swapped toolchain directory: %q", res.Stdout)
+	}
+	if res.ExitCode == 0 {
+		t.Errorf("reading through the swapped directories succeeded: %+v", res)
+	}
+}

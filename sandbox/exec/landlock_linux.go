@@ -17,10 +17,16 @@ import (
 // [Runner.Run] and applied by the exec stage. Paths that do not exist are
 // skipped; a rule on a file grants only the file rights of its set.
 type landlockRules struct {
-	ABI   int      `json:"abi"`
-	Read  []string `json:"read"`  // read files, list directories, execute — beneath
-	List  []string `json:"list"`  // list directories only (parts of them are secret)
-	Write []string `json:"write"` // every right, beneath
+	ABI  int      `json:"abi"`
+	Read []string `json:"read"` // read files, list directories, execute — beneath
+	// Resolved are read roots like Read that the server has already
+	// resolved through symlinks (the toolchains, S7): they are opened
+	// with RESOLVE_NO_SYMLINKS, so one with a symlink anywhere in its
+	// path by now (a directory swapped since it was checked) grants
+	// nothing.
+	Resolved []string `json:"resolved,omitempty"`
+	List     []string `json:"list"`  // list directories only (parts of them are secret)
+	Write    []string `json:"write"` // every right, beneath
 	// Entries get every right beneath, like Write, but a symlink is not
 	// followed: an entry that has become one since the plan is skipped.
 	Entries []string `json:"entries,omitempty"`
@@ -90,15 +96,17 @@ func applyLandlock(r *landlockRules) error {
 	}
 	defer unix.Close(int(fd))
 	for _, set := range []struct {
-		paths    []string
-		access   uint64
-		nofollow bool
+		paths   []string
+		access  uint64
+		symlink symlinkRule
 	}{
-		{r.Read, llRead, false}, {r.List, unix.LANDLOCK_ACCESS_FS_READ_DIR, false},
-		{r.Write, attr.fs, false}, {r.Entries, attr.fs, true}, {r.Dev, llDev, false},
+		{r.Read, llRead, followSymlinks}, {r.Resolved, llRead, noSymlinks},
+		{r.List, unix.LANDLOCK_ACCESS_FS_READ_DIR, followSymlinks},
+		{r.Write, attr.fs, followSymlinks}, {r.Entries, attr.fs, noFinalSymlink},
+		{r.Dev, llDev, followSymlinks},
 	} {
 		for _, p := range set.paths {
-			if err := addPathRule(int(fd), p, set.access&attr.fs, set.nofollow); err != nil {
+			if err := addPathRule(int(fd), p, set.access&attr.fs, set.symlink); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
@@ -109,14 +117,20 @@ func applyLandlock(r *landlockRules) error {
 	return nil
 }
 
+// symlinkRule says how a rule's path may use symlinks.
+type symlinkRule int
+
+const (
+	followSymlinks symlinkRule = iota // like any open
+	noFinalSymlink                    // a symlink as the last component grants nothing
+	noSymlinks                        // a symlink anywhere in the path grants nothing
+)
+
 // addPathRule grants access beneath p; a missing or unreachable p is
-// skipped (it grants nothing), and so is a symlink with nofollow.
-func addPathRule(ruleset int, p string, access uint64, nofollow bool) error {
-	flags := unix.O_PATH | unix.O_CLOEXEC
-	if nofollow {
-		flags |= unix.O_NOFOLLOW
-	}
-	fd, err := unix.Open(p, flags, 0)
+// skipped (it grants nothing), and so is one that uses a symlink the
+// rule does not allow.
+func addPathRule(ruleset int, p string, access uint64, symlink symlinkRule) error {
+	fd, err := openRulePath(p, symlink)
 	if err != nil {
 		return nil
 	}
@@ -141,6 +155,21 @@ func addPathRule(ruleset int, p string, access uint64, nofollow bool) error {
 		return errno
 	}
 	return nil
+}
+
+// openRulePath opens p as an O_PATH descriptor under symlink's rule.
+// openat2 exists wherever Landlock does (Linux 5.6 against 5.13).
+func openRulePath(p string, symlink symlinkRule) (int, error) {
+	flags := unix.O_PATH | unix.O_CLOEXEC
+	switch symlink {
+	case noFinalSymlink:
+		flags |= unix.O_NOFOLLOW
+	case noSymlinks:
+		return unix.Openat2(unix.AT_FDCWD, p, &unix.OpenHow{
+			Flags: uint64(flags | unix.O_NOFOLLOW), Resolve: unix.RESOLVE_NO_SYMLINKS,
+		})
+	}
+	return unix.Open(p, flags, 0)
 }
 
 // systemReadRoots are readable by every command (S3): system programs and
@@ -243,7 +272,7 @@ func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, home []string,
 			r.Read = append(r.Read, p)
 		}
 	}
-	r.Read = append(r.Read, home...)
+	r.Resolved = home
 	if s.AllowNetwork {
 		// resolv.conf may be a symlink to /run (systemd-resolved).
 		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil {
