@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -29,5 +30,23 @@ func TestTuneGC_Issue16(t *testing.T) {
 		if limit := debug.SetMemoryLimit(-1); limit != c.limit {
 			t.Errorf("env %v: memory limit %d, want %d", c.env, limit, c.limit)
 		}
+	}
+}
+
+// TestHeadlessProcs_Issue16: a headless run uses one P and gives the
+// previous number back; a GOMAXPROCS the user set wins.
+func TestHeadlessProcs_Issue16(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	restore := headlessProcs(func(string) string { return "" })
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Errorf("GOMAXPROCS in a headless run = %d, want 1", n)
+	}
+	restore()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Errorf("GOMAXPROCS after the run = %d, want 3 back", n)
+	}
+	headlessProcs(func(k string) string { return map[string]string{"GOMAXPROCS": "3"}[k] })()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Errorf("GOMAXPROCS=3 set by the user became %d", n)
 	}
 }

@@ -62,6 +62,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 		fmt.Fprintf(stderr, "agentls %s: --range needs --file\n", cmd)
 		return 2
 	}
+	defer headlessProcs(getenv)()
 	logw := io.Discard
 	if *verbose {
 		logw = stderr
