@@ -42,6 +42,7 @@ type Session struct {
 	// runs. syncWanted: records were written since it started.
 	syncing    chan struct{}
 	syncWanted bool
+	hurry      chan struct{} // closed by Close: the fsync waits no more
 }
 
 // runInfo is what the log says about one run.
@@ -444,6 +445,12 @@ func (s *Session) Recovery() *Recovery {
 // Close waits for the background fsync and closes the log file. The
 // session must not be used afterwards.
 func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.hurry != nil {
+		close(s.hurry)
+		s.hurry = nil
+	}
+	s.mu.Unlock()
 	s.waitSynced()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -70,6 +70,9 @@ type Store struct {
 	warn   func(string)
 	limits Limits
 	fsync  func(*os.File) error // makes a log durable; tests slow it down
+	// syncDelay is how long a background fsync waits for more records
+	// ([groupCommit]; tests change it).
+	syncDelay time.Duration
 
 	mu   sync.Mutex // guards live
 	live map[string]*Session
@@ -78,7 +81,7 @@ type Store struct {
 // Open returns the store of the workspace root under stateDir, creating
 // its directory (0700). An empty stateDir gives a store in memory.
 func Open(stateDir, root string, opts *Options) (*Store, error) {
-	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits, fsync: (*os.File).Sync}
+	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits, fsync: (*os.File).Sync, syncDelay: groupCommit}
 	if opts != nil {
 		st.log, st.warn = opts.Logger, opts.Warn
 		if opts.Limits != nil {

@@ -1,5 +1,16 @@
 package session
 
+import "time"
+
+// groupCommit is how long the background fsync waits before it starts,
+// so that turns that follow each other quickly (a fast local model, a
+// tool loop, a scripted replay) share one fsync instead of paying one
+// each: ten fsyncs were 5 % of the server's CPU in the issue 16 replay.
+// The records are written at once, so agentls crashing loses nothing;
+// only a power failure within this window loses them, as if it had come
+// that much earlier. [Session.Close] does not wait for it.
+const groupCommit = 50 * time.Millisecond
+
 // syncSoon has the log fsynced in the background, so that a turn's
 // records reach the disk while the model thinks instead of before the
 // next request is sent (issue 16: an fsync here is about a millisecond
@@ -11,16 +22,25 @@ func (s *Session) syncSoon() {
 	if s.syncing != nil {
 		return
 	}
-	done := make(chan struct{})
-	s.syncing = done
-	go s.syncLoop(done)
+	done, hurry := make(chan struct{}), make(chan struct{})
+	s.syncing, s.hurry = done, hurry
+	go s.syncLoop(done, hurry, s.st.syncDelay)
 }
 
-// syncLoop fsyncs the log until no record is waiting for it. A file
-// replaced or closed meanwhile is no longer its business: Close and the
-// repair of a damaged log make their own files durable.
-func (s *Session) syncLoop(done chan struct{}) {
+// syncLoop waits up to delay (or until Close hurries it), then fsyncs
+// the log until no record is waiting for it. A file replaced or closed
+// meanwhile is no longer its business: Close and the repair of a damaged
+// log make their own files durable.
+func (s *Session) syncLoop(done, hurry chan struct{}, delay time.Duration) {
 	defer close(done)
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-hurry:
+			t.Stop()
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.syncWanted && s.f != nil {
@@ -35,6 +55,9 @@ func (s *Session) syncLoop(done chan struct{}) {
 	}
 	s.syncWanted = false
 	s.syncing = nil
+	if s.hurry == hurry {
+		s.hurry = nil
+	}
 }
 
 // waitSynced waits for the background fsync, if one runs.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -110,3 +111,45 @@ func TestSession_Issue16_CheckpointOfAChangeIsDurableFirst(t *testing.T) {
 }
 
 func contains(data []byte, s string) bool { return strings.Contains(string(data), s) }
+
+// TestSession_Issue16_QuickTurnsShareOneFsync: turns that come within
+// the group-commit window share one fsync, their records are in the file
+// at once, and Close makes them durable without waiting out the window.
+func TestSession_Issue16_QuickTurnsShareOneFsync(t *testing.T) {
+	dir := t.TempDir()
+	st, _ := newStore(t, dir)
+	st.syncDelay = time.Hour
+	s, err := st.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Begin(t.Context(), "execute", "change", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, count := slowFsync(t, st)
+	release()
+	msgs := []agent.Message{user("task")}
+	for i := range 5 {
+		msgs = append(msgs, said(fmt.Sprintf("turn %d", i)))
+		r.Checkpoint(msgs)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := count.Load(); n != 0 {
+		t.Errorf("%d fsyncs within the window, want none yet", n)
+	}
+	if data, _ := os.ReadFile(st.path(s.ID)); !contains(data, `"turn 4"`) {
+		t.Fatalf("the turns are not in the log yet:\n%s", data)
+	}
+	r.End("done", 1, "")
+	start := time.Now()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Close waited out the window: %v", took)
+	}
+	if n := count.Load(); n != 1 {
+		t.Errorf("%d fsyncs for five quick turns and the end, want 1", n)
+	}
+}
