@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -30,8 +31,10 @@ const MaxPathLen = 4096
 // MAXSYMLINKS does; it also stops loops.
 const maxSymlinks = 40
 
-// uriScheme matches a leading URI scheme such as "http://".
-var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+// uriScheme matches a leading URI scheme such as "http://". Compiled on
+// first use: the sandbox helper links this package and starts once per
+// command (issue 16).
+var uriScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
 
 // ResolvePath checks that p names a location inside root and returns it as
 // a workspace-relative slash path ("." for the root itself), with every
@@ -134,7 +137,7 @@ func literalPath(p string) (name, rule, reason string) {
 		if reason != "" {
 			return "", rule, reason
 		}
-	case uriScheme.MatchString(p):
+	case uriScheme().MatchString(p):
 		return "", RuleInvalidPath, "only file:// URIs are accepted; use a path relative to the workspace root"
 	}
 	if strings.ContainsRune(name, '\\') {

@@ -7,13 +7,14 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"sync"
 	"time"
 )
 
 // tempPattern is exactly the name of the temporary files of
 // [Root.WriteFileAtomic]: "." + the target's name + ".agentls-" + 12
 // characters of [rand.Text] (base32: A-Z, 2-7).
-var tempPattern = regexp.MustCompile(`^\..+\.agentls-[A-Z2-7]{12}$`)
+var tempPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.agentls-[A-Z2-7]{12}$`) })
 
 func tempName(base string) string { return "." + base + ".agentls-" + rand.Text()[:12] }
 
@@ -46,7 +47,7 @@ func (r *Root) RemoveStaleTemps(ctx context.Context, before time.Time, limit int
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !tempPattern.MatchString(d.Name()) {
+		if !d.Type().IsRegular() || !tempPattern().MatchString(d.Name()) {
 			return nil
 		}
 		fi, err := d.Info()
