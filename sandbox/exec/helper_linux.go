@@ -164,13 +164,9 @@ func runInit() int {
 			return report(helperStatus{Error: "setting the host name: " + err.Error()})
 		}
 	}
-	// Every restriction below binds this thread; the shell is forked from
-	// it, and its Pdeathsig follows it too.
-	runtime.LockOSThread()
-	if !pid1 {
-		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	}
-	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	// Signals are caught before the thread is locked: the goroutines
+	// os/signal starts then need no thread of their own made through the
+	// runtime's template thread (0.2 ms of each command, issue 16).
 	var got atomic.Int32 // the last signal received
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT)
@@ -184,6 +180,13 @@ func runInit() int {
 			// init included, and init must not die before the shell.
 		}
 	}()
+	// Every restriction below binds this thread; the shell is forked from
+	// it, and its Pdeathsig follows it too.
+	runtime.LockOSThread()
+	if !pid1 {
+		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
+	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	pid, err := startShell(spec)
 	if err != nil {
 		return report(helperStatus{Error: err.Error()})
