@@ -196,13 +196,13 @@ func (a *analyzer) exec(c *call) {
 		a.note(sandbox.Ask, "shell.glob_command", c.disp, "the command name is a glob pattern")
 		var names []string
 		pat := path.Base(name)
-		for _, n := range shellNames {
+		for _, n := range tableNames() {
 			if ok, _ := path.Match(pat, n); ok {
 				names = append(names, n)
 			}
 		}
 		if len(names) > 4 { // a broad pattern: only rules that depend on the arguments
-			names = slices.DeleteFunc(names, func(n string) bool { return shellTable[n].check == nil })
+			names = slices.DeleteFunc(names, func(n string) bool { return table()[n].check == nil })
 		}
 		a.candidates(c, names)
 		return

@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/sandbox"
 )
@@ -20,8 +21,20 @@ type cmdSpec struct {
 
 // shellTable maps command names to their rules. It is data: each family
 // below is one line of names and one rule, and shell_table_test.go holds
-// examples for every rule.
-var shellTable = map[string]*cmdSpec{}
+// examples for every rule. It is built on first use ([table]), not at
+// init: every agentls process links this package, and most starts (serve,
+// plan, review, version) analyse no command line before they need to
+// (704 allocations, 0.2 ms; issue 16).
+var (
+	shellTable = map[string]*cmdSpec{}
+	tableOnce  sync.Once
+)
+
+// table returns shellTable, built.
+func table() map[string]*cmdSpec {
+	tableOnce.Do(buildTable)
+	return shellTable
+}
 
 func register(names string, s cmdSpec) {
 	for _, n := range strings.Fields(names) {
@@ -30,7 +43,7 @@ func register(names string, s cmdSpec) {
 	}
 }
 
-func init() {
+func buildTable() {
 	ro := func(check func(*analyzer, *call, *cmdSpec)) cmdSpec {
 		return cmdSpec{dec: sandbox.Allow, rule: "shell.read_only", reason: "read-only command", check: check}
 	}
@@ -166,22 +179,30 @@ func init() {
 	slices.Sort(shellNames)
 }
 
-// shellNames are the table's names in order, for deterministic searches.
+// shellNames are the table's names in order, for deterministic searches;
+// set with the table.
 var shellNames []string
+
+// tableNames returns shellNames, built.
+func tableNames() []string {
+	tableOnce.Do(buildTable)
+	return shellNames
+}
 
 // lookupSpec finds the rule for name, also for versioned names such as
 // python3.12 or mkfs.ext4.
 func lookupSpec(name string) *cmdSpec {
-	if s := shellTable[name]; s != nil {
+	t := table()
+	if s := t[name]; s != nil {
 		return s
 	}
 	if i := strings.IndexAny(name, ".-"); i > 0 {
-		if s := shellTable[name[:i]]; s != nil {
+		if s := t[name[:i]]; s != nil {
 			return s
 		}
 	}
-	if t := strings.TrimRight(name, "0123456789."); t != name && t != "" {
-		return shellTable[t]
+	if v := strings.TrimRight(name, "0123456789."); v != name && v != "" {
+		return t[v]
 	}
 	return nil
 }
