@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Toolchains under the home directory (S7). The command's HOME is its
@@ -124,20 +125,33 @@ func homeToolchainAccess(home, path, ws, tmp string, getenv func(string) string)
 }
 
 // toolchainCache keeps what [homeToolchainAccess] found, per runner, for
-// the inputs it was found with: resolving every $PATH entry and toolchain
-// root again for each command cost a quarter of a millisecond and some
-// 150 stats (issue 16). Reusing a result is safe because the directories
-// are already resolved and go to Landlock as [landlockRules.Resolved]: a
-// directory swapped for a symlink since then grants nothing, and one
-// that stays the same grants what it did.
+// the inputs it was found with, for toolchainCacheTTL: resolving every
+// $PATH entry and toolchain root again for each command cost a quarter of
+// a millisecond and some 150 stats (issue 16), and commands come in
+// bursts. Reusing a result is safe because the directories are already
+// resolved and go to Landlock as [landlockRules.Resolved]: a directory
+// swapped for a symlink since then grants nothing, and one that stays the
+// same grants what it did. The time bound makes a toolchain installed or
+// switched meanwhile (a new ~/.cargo/bin, nvm's current version) visible
+// to the next commands within seconds, in a server that runs for days.
 type toolchainCache struct {
 	mu   sync.Mutex
-	seen map[string]toolchainAccess
+	seen map[string]toolchainSeen
+	now  func() time.Time // nil: time.Now (tests set a clock)
 }
 
-// toolchainCacheMax bounds the inputs remembered (tests change HOME and
-// PATH); past it the cache starts over.
-const toolchainCacheMax = 16
+type toolchainSeen struct {
+	a  toolchainAccess
+	at time.Time
+}
+
+const (
+	// toolchainCacheTTL is how long a result is reused.
+	toolchainCacheTTL = 5 * time.Second
+	// toolchainCacheMax bounds the inputs remembered (tests change HOME
+	// and PATH); past it the cache starts over.
+	toolchainCacheMax = 16
+)
 
 // get is homeToolchainAccess(home, path, ws, tmp, getenv), remembered.
 func (c *toolchainCache) get(home, path, ws, tmp string, getenv func(string) string) toolchainAccess {
@@ -146,18 +160,22 @@ func (c *toolchainCache) get(home, path, ws, tmp string, getenv func(string) str
 		key = append(key, getenv(v.name))
 	}
 	k := strings.Join(key, "\x00")
-	c.mu.Lock()
-	a, ok := c.seen[k]
-	c.mu.Unlock()
-	if ok {
-		return a
+	now := time.Now
+	if c.now != nil {
+		now = c.now
 	}
-	a = homeToolchainAccess(home, path, ws, tmp, getenv)
+	c.mu.Lock()
+	e, ok := c.seen[k]
+	c.mu.Unlock()
+	if ok && now().Sub(e.at) < toolchainCacheTTL {
+		return e.a
+	}
+	a := homeToolchainAccess(home, path, ws, tmp, getenv)
 	c.mu.Lock()
 	if c.seen == nil || len(c.seen) >= toolchainCacheMax {
-		c.seen = map[string]toolchainAccess{}
+		c.seen = map[string]toolchainSeen{}
 	}
-	c.seen[k] = a
+	c.seen[k] = toolchainSeen{a: a, at: now()}
 	c.mu.Unlock()
 	return a
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeHome builds a home directory with toolchains (an executable on
@@ -203,5 +204,30 @@ func TestExec_I16_CachedToolchainSwappedForSymlink(t *testing.T) {
 	}
 	if res.ExitCode == 0 {
 		t.Errorf("reading through the swapped directories succeeded: %+v", res)
+	}
+}
+
+// TestToolchainCache_I16_ReusedThenExpires (S7, issue 16): a result is
+// reused for commands in quick succession, and a toolchain installed
+// meanwhile is granted once toolchainCacheTTL has passed.
+func TestToolchainCache_I16_ReusedThenExpires(t *testing.T) {
+	home := fakeHome(t)
+	clock := time.Unix(1e9, 0)
+	c := toolchainCache{now: func() time.Time { return clock }}
+	getenv := func(string) string { return "" }
+	get := func() []string { return c.get(home, "/usr/bin", "/nonexistent/ws", os.TempDir(), getenv).read }
+	if slices.Contains(get(), home+"/.rustup") {
+		t.Fatal("~/.rustup granted before it exists")
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".rustup"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(toolchainCacheTTL / 2)
+	if slices.Contains(get(), home+"/.rustup") {
+		t.Error("the result was not reused within the TTL")
+	}
+	clock = clock.Add(toolchainCacheTTL)
+	if !slices.Contains(get(), home+"/.rustup") {
+		t.Errorf("a toolchain installed meanwhile is not granted after the TTL: %v", get())
 	}
 }
