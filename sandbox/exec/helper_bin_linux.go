@@ -17,7 +17,7 @@ import (
 // spec, the status and what the helper does with them (its layers). Bump
 // it whenever any of that changes; a helper binary that reports another
 // [helperVersion] is not used.
-const helperProtocol = 2 // 2: the zygote
+const helperProtocol = 3 // 2: the zygote; 3: Landlock roots resolved by the server (landlockRules.Resolved)
 
 // helperBinFD is where a dedicated helper binary's descriptor lands in the
 // child: right after the spec and status pipes, in ExtraFiles, so that
