@@ -263,7 +263,7 @@ func etcSecretBelow(rel string) bool {
 // policy's extra read roots. With a control plan, the workspace is
 // readable and only the plan's grants are writable there and in the
 // cache (see [planControl]).
-func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, home []string, plan *controlPlan, denyTCP bool) *landlockRules {
+func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, toolchains []string, plan *controlPlan, denyTCP bool) *landlockRules {
 	er, el := pr.etc.get()
 	r := &landlockRules{ABI: pr.abi, DenyTCP: denyTCP, Dev: devFiles, List: el}
 	r.Read = append(append(r.Read, systemReadRoots...), er...)
@@ -272,7 +272,7 @@ func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, home []string,
 			r.Read = append(r.Read, p)
 		}
 	}
-	r.Resolved = home
+	r.Resolved = toolchains
 	if s.AllowNetwork {
 		// resolv.conf may be a symlink to /run (systemd-resolved).
 		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil {
