@@ -39,13 +39,9 @@ func slowFsync(t *testing.T, st *Store) (release func(), count *atomic.Int32) {
 	return release, count
 }
 
-// TestSession_Issue16_TurnFsyncOffTheCriticalPath: a turn's checkpoint
-// returns while its fsync is still running (the next model request does
-// not wait for the disk), the records are in the file already, and
-// Close makes them durable.
-func TestSession_Issue16_TurnFsyncOffTheCriticalPath(t *testing.T) {
-	dir := t.TempDir()
-	st, _ := newStore(t, dir)
+// beginRun starts a session in st and an execute run in it.
+func beginRun(t *testing.T, st *Store) (*Session, *Run) {
+	t.Helper()
 	s, err := st.New()
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +50,16 @@ func TestSession_Issue16_TurnFsyncOffTheCriticalPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, r
+}
+
+// TestSession_Issue16_TurnFsyncOffTheCriticalPath: a turn's checkpoint
+// returns while its fsync is still running (the next model request does
+// not wait for the disk), the records are in the file already, and
+// Close makes them durable.
+func TestSession_Issue16_TurnFsyncOffTheCriticalPath(t *testing.T) {
+	st, _ := newStore(t, t.TempDir())
+	s, r := beginRun(t, st)
 	s.waitSynced()
 	release, count := slowFsync(t, st)
 	returned := make(chan struct{})
@@ -85,10 +91,8 @@ func TestSession_Issue16_TurnFsyncOffTheCriticalPath(t *testing.T) {
 // file's old content is fsynced before Keep returns, since the edit it
 // makes revertible lands right after.
 func TestSession_Issue16_CheckpointOfAChangeIsDurableFirst(t *testing.T) {
-	dir := t.TempDir()
-	st, _ := newStore(t, dir)
-	s, _ := st.New()
-	r, _ := s.Begin(t.Context(), "execute", "change", 0)
+	st, _ := newStore(t, t.TempDir())
+	s, r := beginRun(t, st)
 	s.waitSynced()
 	release, count := slowFsync(t, st)
 	returned := make(chan struct{})
@@ -116,17 +120,9 @@ func contains(data []byte, s string) bool { return strings.Contains(string(data)
 // the group-commit window share one fsync, their records are in the file
 // at once, and Close makes them durable without waiting out the window.
 func TestSession_Issue16_QuickTurnsShareOneFsync(t *testing.T) {
-	dir := t.TempDir()
-	st, _ := newStore(t, dir)
+	st, _ := newStore(t, t.TempDir())
 	st.syncDelay = time.Hour
-	s, err := st.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Begin(t.Context(), "execute", "change", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, r := beginRun(t, st)
 	release, count := slowFsync(t, st)
 	release()
 	msgs := []agent.Message{user("task")}

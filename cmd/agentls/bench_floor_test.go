@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -91,7 +92,7 @@ func TestFloor_I16_ImportsWhatAgentlsImports(t *testing.T) {
 	}
 	decode := func(data []byte) []pkg {
 		var ps []pkg
-		d := json.NewDecoder(strings.NewReader(string(data)))
+		d := json.NewDecoder(bytes.NewReader(data))
 		for d.More() {
 			var p pkg
 			if err := d.Decode(&p); err != nil {
