@@ -26,6 +26,7 @@ var depsRules = map[string][]string{
 	"sandbox/exec":        {"sandbox"},
 	"sandbox/netguard":    {"sandbox"},
 	"sandbox/sqlguard":    {"sandbox"},
+	"sandbox/stage":       {"sandbox"}, // staged execution's change set: read, classify, merge (S9, S10)
 	"sandbox/sandboxtest": {},
 	"prompts":             {},
 	"tools":               {"sandbox/...", "tools/..."},
@@ -67,6 +68,7 @@ var closedThirdParty = map[string][]string{
 	"sandbox":             {"golang.org/x/sys/"}, // O_TMPFILE and linkat for atomic writes
 	"sandbox/shell":       {"mvdan.cc/sh/"},
 	"sandbox/exec":        {"golang.org/x/sys/"},
+	"sandbox/stage":       {"golang.org/x/sys/"},
 	"sandbox/sqlguard":    {"modernc.org/"},
 	"tools/htmltext":      {"golang.org/x/net/html"},
 	"lspserver/command":   {"go.lsp.dev/protocol"},

@@ -2,7 +2,9 @@ package exec
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -36,21 +38,31 @@ type diskWatch struct {
 	done     chan struct{}
 }
 
-// watchDisk starts checking the command's writes against limit; kill
-// stops the command.
-func watchDisk(limit uint64, kill func()) *diskWatch {
+// dirPoll is how many diskPolls pass between two walks of the disk
+// directories: a walk costs more than reading /proc.
+const dirPoll = 3
+
+// watchDisk starts checking the command's writes against limit, from the
+// I/O accounting (with accounting) and from what dirs hold (S11: a staged
+// command's upper layer and its temp dir, which a process the kernel
+// reaps without adding it up cannot hide); kill stops the command.
+func watchDisk(limit uint64, accounting bool, dirs []string, kill func()) *diskWatch {
 	w := &diskWatch{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		t := time.NewTicker(diskPoll)
 		defer t.Stop()
-		for {
+		for tick := 1; ; tick++ {
 			select {
 			case <-w.stop:
 				return
 			case <-t.C:
 			}
-			if treeWritten(os.Getpid()) > limit {
+			over := accounting && treeWritten(os.Getpid()) > limit
+			if !over && len(dirs) > 0 && tick%dirPoll == 0 {
+				over = dirsUsage(dirs, limit) > limit
+			}
+			if over {
 				w.exceeded.Store(true)
 				kill()
 				return
@@ -134,4 +146,23 @@ func diskAccounting() error {
 		return unix.ENOTSUP
 	}
 	return nil
+}
+
+// dirsUsage adds up the disk blocks of everything beneath dirs, symlinks
+// not followed, stopping once past limit.
+func dirsUsage(dirs []string, limit uint64) uint64 {
+	var sum uint64
+	for _, d := range dirs {
+		filepath.WalkDir(d, func(p string, _ fs.DirEntry, err error) error {
+			var st unix.Stat_t
+			if err == nil && unix.Lstat(p, &st) == nil {
+				sum += uint64(st.Blocks) * 512
+			}
+			if sum > limit {
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+	return sum
 }

@@ -33,6 +33,7 @@ const (
 	LayerUserNamespace  = "user-namespace"    // unprivileged namespaces; per-command process count
 	LayerNetNamespace   = "network-namespace" // no network (an empty namespace) unless allowed
 	LayerMountNamespace = "mount-namespace"   // S6: existing control files bind-mounted read-only
+	LayerStaging        = "staging"           // S9: the workspace is a copy-on-write overlay; changes merged after checks
 	LayerProcfs         = "procfs"            // S6: a /proc of the command's own PID namespace
 	LayerUTSNamespace   = "uts-namespace"     // S6: its own host name
 	LayerLandlock       = "landlock"          // S3 file-system access rules
@@ -46,7 +47,7 @@ const (
 // layerOrder is the order layers are listed in.
 var layerOrder = []string{
 	LayerProcessGroup, LayerPIDNamespace, LayerUserNamespace, LayerNetNamespace,
-	LayerMountNamespace, LayerProcfs, LayerUTSNamespace,
+	LayerMountNamespace, LayerStaging, LayerProcfs, LayerUTSNamespace,
 	LayerLandlock, LayerSeccomp, LayerRlimits, LayerProcessLimit, LayerDiskBudget, LayerPdeathsig,
 }
 
@@ -183,7 +184,14 @@ type Spec struct {
 	// file would be created (S6). It can still change existing top-level
 	// files and anything below the top-level directories.
 	UserApproved bool
-	Limits       Limits
+	// Stage, when set, runs the command on a copy-on-write view of the
+	// workspace (S9): everything it writes there goes to Stage.Upper and
+	// nothing reaches Dir; the caller reads, checks and merges the change
+	// set afterwards (sandbox/stage). Where the kernel cannot stage
+	// ([LayerStaging] missing) the command runs on the workspace itself
+	// with the protection of UserApproved, and [Result.Staged] is false.
+	Stage  *Overlay
+	Limits Limits
 }
 
 // Result is the outcome of a command that ran. A non-zero exit, a
@@ -211,6 +219,17 @@ type Result struct {
 	Duration                 time.Duration
 	// Layers lists the sandbox layers that were active for this command.
 	Layers []string
+	// Staged: the command ran on Spec.Stage; its changes are there, not
+	// in the workspace.
+	Staged bool
+}
+
+// Overlay is a command's stage: the upper and work directories of its
+// copy-on-write view of the workspace ([Spec.Stage]). Both must exist,
+// on one file system that keeps user extended attributes, outside the
+// workspace.
+type Overlay struct {
+	Upper, Work string
 }
 
 // LayerReport says which sandbox layers this kernel and user allow.
@@ -264,6 +283,9 @@ func (s *Spec) withDefaults() (*Spec, error) {
 	}
 	if fi, err := os.Stat(s.Dir); err != nil || !fi.IsDir() {
 		return nil, errors.New("sandbox: the working directory is not a directory")
+	}
+	if s.Stage != nil && (!filepath.IsAbs(s.Stage.Upper) || !filepath.IsAbs(s.Stage.Work)) {
+		return nil, errors.New("sandbox: the stage's directories are not absolute paths")
 	}
 	c := *s
 	c.Dir = filepath.Clean(c.Dir)

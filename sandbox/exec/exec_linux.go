@@ -74,8 +74,9 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 	gocache := goCacheDir(s.CacheDir, tmp, s.Dir)
 	home, _ := os.UserHomeDir()
 	tools := r.sys.tools.get(home, os.Getenv("PATH"), s.Dir, os.TempDir(), os.Getenv)
+	staged := s.Stage != nil && p.stage
 	var plan *controlPlan
-	if !s.UserApproved {
+	if !s.UserApproved && !staged {
 		var others []string
 		if !within(gocache, tmp) {
 			others = append(others, gocache)
@@ -96,6 +97,10 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 		if plan != nil {
 			hs.Mounts.ReadOnly = plan.readOnly
 		}
+		if staged {
+			hs.Mounts.Overlays = []overlayMount{stageMount(s)}
+			hs.DiskDirs = []string{s.Stage.Upper, tmp}
+		}
 	}
 	if flags&unix.CLONE_NEWUTS != 0 {
 		hs.Hostname = sandboxHostname
@@ -112,7 +117,11 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 		defer p.cgroup.remove(dir)
 		hs.Cgroup, hs.CgroupHome = dir, p.cgroup.home
 	}
-	return r.run(ctx, s, hs, flags, pidns, p.layersFor(flags))
+	res, err := r.run(ctx, s, hs, flags, pidns, p.layersFor(flags, staged))
+	if res != nil {
+		res.Staged = staged
+	}
+	return res, err
 }
 
 // run starts the helper and collects the result.
@@ -228,7 +237,8 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 	if res.DiskExceeded {
 		res.Stdout = appendLine(res.Stdout, diskMarker(s.Limits.DiskBytes))
 	}
-	if !s.UserApproved && refusedWrite(res) {
+	staged := hs.Mounts != nil && len(hs.Mounts.Overlays) > 0
+	if !s.UserApproved && !staged && refusedWrite(res) {
 		res.Stderr = appendLine(res.Stderr, controlNote)
 	}
 	return res, nil

@@ -73,6 +73,10 @@ type helperSpec struct {
 	Hostname string `json:"hostname,omitempty"`
 	// DiskWatch enforces Limits.DiskBytes (see watchDisk).
 	DiskWatch bool `json:"diskWatch,omitempty"`
+	// DiskDirs are directories whose contents count against
+	// Limits.DiskBytes besides what the processes write: the stage's
+	// upper layer and the private temp dir (S11).
+	DiskDirs []string `json:"diskDirs,omitempty"`
 }
 
 // helperStatus is the helper's report to Run: one with Started once the
@@ -91,6 +95,7 @@ type helperStatus struct {
 	MountErr string `json:"mountErr,omitempty"`
 	ProcErr  string `json:"procErr,omitempty"`
 	UTSErr   string `json:"utsErr,omitempty"`
+	StageErr string `json:"stageErr,omitempty"`
 }
 
 // MaybeRunHelper must be the first call in the program's main (and in
@@ -151,7 +156,7 @@ func runInit() int {
 	pid1 := os.Getpid() == 1
 	if spec.Probe {
 		st := helperStatus{PID1: pid1, Version: helperVersion()}
-		st.MountErr, st.ProcErr, st.UTSErr = probeMounts(spec.Mounts, spec.Hostname)
+		st.MountErr, st.ProcErr, st.UTSErr, st.StageErr = probeMounts(spec.Mounts, spec.Hostname)
 		return report(st)
 	}
 	if spec.Mounts != nil {
@@ -201,8 +206,8 @@ func runInit() int {
 		}
 	}
 	var disk *diskWatch
-	if spec.DiskWatch {
-		disk = watchDisk(spec.Limits.DiskBytes, func() { killCommand(pid1) })
+	if spec.DiskWatch || len(spec.DiskDirs) > 0 {
+		disk = watchDisk(spec.Limits.DiskBytes, spec.DiskWatch, spec.DiskDirs, func() { killCommand(pid1) })
 	}
 	st := waitFor(pid)
 	if disk != nil {

@@ -20,6 +20,8 @@ type mountSpec struct {
 	// Proc mounts a fresh procfs on /proc: with the helper as PID 1 of a
 	// new PID namespace it shows the command's processes only.
 	Proc bool `json:"proc,omitempty"`
+	// Overlays are mounted first, in order (staged execution, S9).
+	Overlays []overlayMount `json:"overlays,omitempty"`
 	// ReadOnly are bind-mounted read-only over themselves (the
 	// workspace's existing control files, see [planControl]).
 	ReadOnly []string `json:"readOnly,omitempty"`
@@ -34,6 +36,11 @@ func setupMounts(m *mountSpec) error {
 	}
 	if m.Proc {
 		if err := mountProc(); err != nil {
+			return err
+		}
+	}
+	for _, o := range m.Overlays {
+		if err := o.mount(); err != nil {
 			return err
 		}
 	}
@@ -83,7 +90,7 @@ func bindReadOnly(p string) error {
 // probeMounts is the probe helper's trial of the mount and UTS steps: it
 // returns why each one failed ("" when it worked). dir is a scratch
 // directory to bind read-only.
-func probeMounts(m *mountSpec, hostname string) (mount, proc, uts string) {
+func probeMounts(m *mountSpec, hostname string) (mount, proc, uts, stage string) {
 	errStr := func(err error) string {
 		if err != nil {
 			return err.Error()
@@ -93,6 +100,11 @@ func probeMounts(m *mountSpec, hostname string) (mount, proc, uts string) {
 	if m != nil {
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 			mount = fmt.Sprintf("making the mounts private: %v", err)
+		}
+		for _, o := range m.Overlays {
+			if mount == "" {
+				stage = o.probe()
+			}
 		}
 		for _, p := range m.ReadOnly {
 			if mount == "" {
@@ -114,7 +126,7 @@ func probeMounts(m *mountSpec, hostname string) (mount, proc, uts string) {
 	if hostname != "" {
 		uts = errStr(unix.Sethostname([]byte(hostname)))
 	}
-	return mount, proc, uts
+	return mount, proc, uts, stage
 }
 
 // ownProc reports whether /proc shows this process as PID 1 and no

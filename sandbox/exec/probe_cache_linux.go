@@ -49,7 +49,7 @@ import (
 //     system calls.
 
 // probeCacheFormat numbers the file's format and the meaning of an entry.
-const probeCacheFormat = 1
+const probeCacheFormat = 2 // 2: the outcome includes staging
 
 // probeCacheMax bounds the entries kept (binaries and users of one
 // machine) and the bytes read.

@@ -203,13 +203,13 @@ func TestProbeCache_I16_BadFileIgnored(t *testing.T) {
 		{"garbage", func(t *testing.T, dir string) { write(t, dir, []byte("\x00garbage"+key), 0o600) }, false},
 		{"trailing data", func(t *testing.T, dir string) { write(t, dir, append(good, "{}"...), 0o600) }, false},
 		{"unknown field", func(t *testing.T, dir string) {
-			write(t, dir, []byte(`{"format":1,"entries":["`+key+`"],"flags":1}`), 0o600)
+			write(t, dir, []byte(`{"format":2,"entries":["`+key+`"],"flags":1}`), 0o600)
 		}, false},
 		{"other format", func(t *testing.T, dir string) {
-			write(t, dir, []byte(`{"format":2,"entries":["`+key+`"]}`), 0o600)
+			write(t, dir, []byte(`{"format":99,"entries":["`+key+`"]}`), 0o600)
 		}, false},
 		{"tampered key", func(t *testing.T, dir string) {
-			write(t, dir, []byte(`{"format":1,"entries":["`+strings.Repeat("0", len(key))+`"]}`), 0o600)
+			write(t, dir, []byte(`{"format":2,"entries":["`+strings.Repeat("0", len(key))+`"]}`), 0o600)
 		}, false},
 		{"too many entries", func(t *testing.T, dir string) {
 			e := slices.Repeat([]string{key}, probeCacheMax+1)
@@ -388,7 +388,7 @@ func TestProbeCache_I16_CommandsCannotWriteIt(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		want := []byte(`{"format":1,"entries":[]}`)
+		want := []byte(`{"format":2,"entries":[]}`)
 		if err := writeProbeCache(dir, want); err != nil {
 			t.Fatal(err)
 		}

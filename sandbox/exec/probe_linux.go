@@ -21,6 +21,7 @@ type probeResult struct {
 	abi     int     // Landlock ABI, 0 without
 	seccomp bool
 	ownProc bool // a fresh /proc can be mounted in the PID namespace
+	stage   bool // an overlay of the workspace can be mounted (S9)
 	// diskWatch: the helper can read the I/O accounting for the disk
 	// budget.
 	diskWatch bool
@@ -103,11 +104,11 @@ func runProbe(bin *helperBin, c *probeCache) *probeResult {
 	}
 	var ns nsProbe
 	if c != nil && c.hit && len(missing) == 0 {
-		ns = nsProbe{flags: allNamespaces, proc: true}
+		ns = nsProbe{flags: allNamespaces, proc: true, stage: true}
 	} else {
 		ns = probeNamespaces(bin)
 	}
-	p.flags, p.ownProc = ns.flags, ns.proc
+	p.flags, p.ownProc, p.stage = ns.flags, ns.proc, ns.stage
 	for _, l := range []struct {
 		layer string
 		flag  uintptr
@@ -122,6 +123,14 @@ func runProbe(bin *helperBin, c *probeCache) *probeResult {
 	}
 	if p.flags&unix.CLONE_NEWNS == 0 {
 		missing[LayerMountNamespace] = ns.mountWhy + "; existing control files are protected by Landlock alone"
+	}
+	if !p.stage {
+		why := ns.stageWhy
+		if why == "" {
+			why = "no mount namespace"
+		}
+		missing[LayerStaging] = why + "; commands write the workspace directly, and one that runs unasked " +
+			"cannot change its top level or the control files (S6)"
 	}
 	switch {
 	case p.flags&unix.CLONE_NEWPID == 0:
@@ -162,10 +171,12 @@ func runProbe(bin *helperBin, c *probeCache) *probeResult {
 
 // layersFor lists the layers active for one command started in the
 // namespaces flags (the network namespace is dropped with AllowNetwork).
-func (p *probeResult) layersFor(flags uintptr) []string {
+func (p *probeResult) layersFor(flags uintptr, staged bool) []string {
 	var out []string
 	for _, l := range p.report.Active {
 		switch {
+		case l == LayerStaging && !staged:
+			continue
 		case l == LayerNetNamespace && flags&unix.CLONE_NEWNET == 0,
 			l == LayerPIDNamespace && flags&unix.CLONE_NEWPID == 0,
 			l == LayerProcfs && flags&unix.CLONE_NEWPID == 0:
@@ -180,10 +191,11 @@ func (p *probeResult) layersFor(flags uintptr) []string {
 type nsProbe struct {
 	flags uintptr // the namespaces the helper starts in
 	proc  bool    // a fresh /proc works there
+	stage bool    // an unprivileged overlay works there
 	err   error   // why the full set of user, PID and network namespaces failed
 	// Why the mount namespace, the fresh /proc and the UTS namespace are
 	// not used.
-	mountWhy, procWhy, utsWhy string
+	mountWhy, procWhy, utsWhy, stageWhy string
 }
 
 // probeNamespaces finds the largest set of user, PID and network
@@ -211,11 +223,17 @@ func probeNamespaces(bin *helperBin) nsProbe {
 		r.mountWhy, r.procWhy = "no scratch directory to try a read-only bind mount in: "+err.Error(), "not tried"
 		scratch = ""
 	} else {
-		defer os.RemoveAll(scratch)
+		defer removeTree(scratch) // the overlay's work dir has an entry without permissions
 	}
 	m := &mountSpec{Proc: base&p != 0}
+	var ovl *overlayMount
 	if scratch != "" {
-		m.ReadOnly = []string{scratch}
+		ro := filepath.Join(scratch, "ro")
+		os.Mkdir(ro, 0o700)
+		m.ReadOnly = []string{ro}
+		if ovl = probeOverlay(scratch); ovl != nil {
+			m.Overlays = []overlayMount{*ovl}
+		}
 	}
 	st, err := probeHelper(bin, base|unix.CLONE_NEWNS|unix.CLONE_NEWUTS, m, sandboxHostname)
 	if err != nil { // one of the two is refused: try each alone
@@ -223,7 +241,7 @@ func probeNamespaces(bin *helperBin) nsProbe {
 		var errm, erru error
 		stm, errm = probeHelper(bin, base|unix.CLONE_NEWNS, m, "")
 		stu, erru = probeHelper(bin, base|unix.CLONE_NEWUTS, nil, sandboxHostname)
-		st = helperStatus{MountErr: stm.MountErr, ProcErr: stm.ProcErr, UTSErr: stu.UTSErr}
+		st = helperStatus{MountErr: stm.MountErr, ProcErr: stm.ProcErr, UTSErr: stu.UTSErr, StageErr: stm.StageErr}
 		if errm != nil {
 			st.MountErr = "cannot start a process in a new one (" + errm.Error() + ")"
 		}
@@ -241,6 +259,7 @@ func probeNamespaces(bin *helperBin) nsProbe {
 			r.proc = true
 		}
 		r.procWhy = st.ProcErr
+		r.stage, r.stageWhy = stageWorked(ovl, st.StageErr)
 	}
 	if st.UTSErr == "" {
 		r.flags |= unix.CLONE_NEWUTS
@@ -311,4 +330,35 @@ func findToolchain() toolchain {
 		}
 	}
 	return tc
+}
+
+// probeOverlay makes the directories of a trial overlay in scratch, or
+// returns nil when it cannot.
+func probeOverlay(scratch string) *overlayMount {
+	o := &overlayMount{Lower: filepath.Join(scratch, "lower"), Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work")}
+	o.Target = o.Lower
+	for _, d := range []string{o.Lower, o.Upper, o.Work} {
+		if os.Mkdir(d, 0o700) != nil {
+			return nil
+		}
+	}
+	return o
+}
+
+// stageWorked checks the probe's overlay trial from outside: its file
+// must be in the upper layer and not in the lower one.
+func stageWorked(o *overlayMount, why string) (bool, string) {
+	switch {
+	case o == nil:
+		return false, "no scratch directory to try an overlay in"
+	case why != "":
+		return false, why
+	}
+	if _, err := os.Stat(filepath.Join(o.Lower, "probe")); err == nil {
+		return false, "a write through the overlay reached its lower layer"
+	}
+	if _, err := os.Stat(filepath.Join(o.Upper, "probe")); err != nil {
+		return false, "a write through the overlay did not reach its upper layer"
+	}
+	return true, ""
 }

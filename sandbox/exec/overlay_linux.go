@@ -1,0 +1,71 @@
+package exec
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Staged execution (S9): the command's mount namespace shows the
+// workspace as an overlay whose lower layer is the workspace and whose
+// upper layer is a per-command stage outside it, so the command sees its
+// own writes and the host none of them until the caller merges the
+// stage's change set (sandbox/stage). Unprivileged overlayfs (Linux 5.11
+// and later, in the user namespace that owns the mount namespace) keeps
+// its marks in user.* extended attributes ("userxattr"); a deletion is a
+// 0:0 character device in the upper layer, a replaced directory an
+// opaque one. A file whose owner is not mapped in the command's user
+// namespace cannot be copied up: writing it fails with EOVERFLOW or
+// EPERM, and the command sees the error (nothing changes).
+//
+// The same mount serves warm build caches (S11): the user's own cache is
+// a read-only lower layer beneath the workspace's writable one, so the
+// first build of a workspace is warm and whatever it writes stays in
+// that workspace.
+
+// overlayMount is one overlay: Lower (read-only), Upper and Work (on one
+// file system, writable) mounted on Target.
+type overlayMount struct {
+	Target string `json:"target"`
+	Lower  string `json:"lower"`
+	Upper  string `json:"upper"`
+	Work   string `json:"work"`
+}
+
+// options is the overlay's mount data. Paths escape the characters
+// overlayfs splits on.
+func (o *overlayMount) options() string {
+	esc := strings.NewReplacer(`\`, `\\`, ",", `\,`, ":", `\:`)
+	return "lowerdir=" + esc.Replace(o.Lower) + ",upperdir=" + esc.Replace(o.Upper) +
+		",workdir=" + esc.Replace(o.Work) + ",userxattr"
+}
+
+func (o *overlayMount) mount() error {
+	if err := unix.Mount("overlay", o.Target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, o.options()); err != nil {
+		return fmt.Errorf("mounting the staged view of %s: %w", o.Target, err)
+	}
+	return nil
+}
+
+// probe mounts o and checks that a file written through it lands in the
+// upper layer, not the lower; it returns why not ("" when it works).
+func (o *overlayMount) probe() string {
+	if err := o.mount(); err != nil {
+		return err.Error()
+	}
+	if err := os.WriteFile(filepath.Join(o.Target, "probe"), []byte("x"), 0o600); err != nil {
+		return "writing through the overlay: " + err.Error()
+	}
+	if _, err := os.Stat(filepath.Join(o.Upper, "probe")); err != nil {
+		return "a write through the overlay did not reach its upper layer"
+	}
+	return ""
+}
+
+// stageMount returns the overlay of spec's workspace.
+func stageMount(s *Spec) overlayMount {
+	return overlayMount{Target: s.Dir, Lower: s.Dir, Upper: s.Stage.Upper, Work: s.Stage.Work}
+}

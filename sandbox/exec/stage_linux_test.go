@@ -1,0 +1,57 @@
+package exec
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// newStage makes a stage for tests, outside ws.
+func newStage(t *testing.T) *Overlay {
+	t.Helper()
+	d := t.TempDir()
+	o := &Overlay{Upper: filepath.Join(d, "upper"), Work: filepath.Join(d, "work")}
+	for _, p := range []string{o.Upper, o.Work} {
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { removeTree(d) })
+	return o
+}
+
+// S9: a staged command sees its own writes; the workspace sees none of
+// them; they are in the stage's upper layer; and writing below and at the
+// top level, which the unstaged rule refuses, works.
+func TestStaged_S9_WritesGoToTheStage(t *testing.T) {
+	if !testRunner.Layers().Has(LayerStaging) {
+		t.Fatalf("staging is missing here: %s", testRunner.Layers().Missing[LayerStaging])
+	}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("old\n"), 0o644)
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	st := newStage(t)
+	res, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Stage: st,
+		Command: `echo new > a.txt && echo lock > Cargo.lock && mkdir -p bin && echo x > bin/app && echo evil > .git/hooks/pre-commit && cat a.txt`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || !res.Staged {
+		t.Fatalf("exit %d staged %v: %s %s", res.ExitCode, res.Staged, res.Stdout, res.Stderr)
+	}
+	if res.Stdout != "new\n" {
+		t.Errorf("the command did not see its own write: %q", res.Stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "old\n" {
+		t.Errorf("the workspace changed: %q", b)
+	}
+	for _, p := range []string{"Cargo.lock", "bin/app", ".git/hooks/pre-commit"} {
+		if _, err := os.Stat(filepath.Join(ws, p)); err == nil {
+			t.Errorf("%s reached the workspace", p)
+		}
+		if _, err := os.Stat(filepath.Join(st.Upper, p)); err != nil {
+			t.Errorf("%s is not in the stage: %v", p, err)
+		}
+	}
+}

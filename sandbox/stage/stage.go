@@ -1,0 +1,87 @@
+package stage
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Stage is the writable layer of one command's copy-on-write view: Upper
+// receives what the command writes, Work is overlayfs's scratch directory
+// (same file system). Remove deletes both.
+type Stage struct {
+	Dir   string // holds Upper and Work
+	Upper string
+	Work  string
+}
+
+// New makes a stage under base (created 0700 if missing), which must not
+// overlap root: the upper layer may not lie inside the lower one, nor the
+// lower inside it.
+func New(base, root string) (*Stage, error) {
+	if within(base, root) || within(root, base) {
+		return nil, fmt.Errorf("stage: %s overlaps the workspace", base)
+	}
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return nil, fmt.Errorf("stage: %w", err)
+	}
+	dir, err := os.MkdirTemp(base, "stage-")
+	if err != nil {
+		return nil, fmt.Errorf("stage: %w", err)
+	}
+	s := &Stage{Dir: dir, Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work")}
+	for _, d := range []string{s.Upper, s.Work} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("stage: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Remove deletes the stage, also directories the command left without
+// write or search permission, and overlayfs's work directory (whose
+// entries the kernel creates without permissions).
+func (s *Stage) Remove() error {
+	if s == nil {
+		return nil
+	}
+	if os.RemoveAll(s.Dir) == nil {
+		return nil
+	}
+	filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(s.Dir)
+}
+
+// Usage returns the bytes the upper layer holds on disk (allocated
+// blocks, so sparse files count what they use): the disk budget of a
+// staged command (S11). It stops counting past limit.
+func Usage(upper string, limit int64) int64 {
+	var n int64
+	errStop := errors.New("stop")
+	filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		n += blocks(p)
+		if n > limit {
+			return errStop
+		}
+		return nil
+	})
+	return n
+}
+
+// within reports whether p is dir or lies beneath it.
+func within(p, dir string) bool {
+	p, dir = filepath.Clean(p), filepath.Clean(dir)
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
+}
