@@ -15,6 +15,10 @@ type Extensions interface {
 	Hooks() tools.Hooks
 	// Tools are the MCP tools still available; execute runs offer them.
 	Tools() []*tools.Tool
+	// Runs are the command lines, arguments and environment values of
+	// the hooks and servers: what they name in the workspace is held
+	// when a command changes it (S10).
+	Runs() []string
 	// SessionStart and Stop run the hooks of those events for a run.
 	SessionStart(ctx context.Context, sessionID, cwd string)
 	Stop(ctx context.Context, sessionID, cwd, status string)

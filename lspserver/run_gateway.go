@@ -27,6 +27,12 @@ func (s *Server) equip(r *run) error {
 		o.Tools = []*tools.Tool{agent.SubAgentTool(r.opts, nil)}
 	}
 	r.equipExtensions(o)
+	if r.ext != nil {
+		o.Protected = tools.NamedPaths(s.root, r.ext.Runs())
+	}
+	if r.srun != nil && !r.mode.ReadOnly() {
+		o.Checkpoint = r.srun // what commands change is revertable (S9)
+	}
 	gw, err := tools.NewGateway(s.reg, o)
 	if err != nil {
 		r.log.Error("No gateway", slog.String("err", err.Error()))

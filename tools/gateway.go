@@ -39,7 +39,13 @@ type GatewayOptions struct {
 	Audit *AuditLog
 	// Hooks run the user's PreToolUse and PostToolUse hooks around every
 	// call; nil runs none.
-	Hooks     Hooks
+	Hooks Hooks
+	// Protected are workspace paths that hooks and MCP servers run
+	// ([NamedPaths]): a command's change to one is held (S10).
+	Protected []string
+	// Checkpoint keeps what a command's merge changes, for revert (S9);
+	// nil keeps nothing.
+	Checkpoint Checkpoint
 	SessionID string
 	Logger    *slog.Logger
 
@@ -81,7 +87,7 @@ func NewGateway(reg *Registry, o *GatewayOptions) (*Runner, error) {
 		reg = run
 	}
 	env := &Env{Root: o.Root, Workspace: o.Workspace, Edits: o.Edits, Findings: o.Findings, Sync: o.Sync,
-		Reads: o.Reads, Exec: o.Exec}
+		Reads: o.Reads, Exec: o.Exec, Protected: o.Protected, Checkpoint: o.Checkpoint}
 	policy.Apply(env)
 	return NewRunner(reg, env, &RunnerOptions{
 		Allowed: slices.Clone(o.Allowed), Withheld: maps.Clone(o.Withheld), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,

@@ -81,9 +81,12 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	if env.Sync != nil {
 		unsaved = env.Sync(ctx)
 	}
+	st := newStage(env)
+	defer st.Remove()
+	started := time.Now()
 	res, err := env.Exec.Run(ctx, &exec.Spec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
-		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.userApproved,
+		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.userApproved, Stage: overlay(st),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -92,6 +95,9 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 		return Fail(CodeInternal, "", "the sandbox could not start the command: "+err.Error(), ""), nil
 	}
 	out := formatExec(res)
+	if res.Staged {
+		out.Content += env.land(ctx, st, a.Command, started)
+	}
 	if len(unsaved) > 0 {
 		out.Content += fmt.Sprintf("note: approved changes to %s are not saved to disk yet; the command saw the old content\n",
 			strings.Join(unsaved, ", "))

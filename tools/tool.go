@@ -73,6 +73,12 @@ type Env struct {
 	Exec *exec.Runner
 	// Limits are the policy's settings for what tools reach ([Policy.Apply]).
 	Limits Limits
+	// Protected are workspace-relative paths that hooks and MCP servers
+	// run: a command's change to one is held (S10).
+	Protected []string
+	// Checkpoint keeps the previous content of what a command's merge
+	// changes (S9); nil keeps nothing.
+	Checkpoint Checkpoint
 
 	// Set by the Runner on the copy it gives one call.
 	approvals   *approvals // the run's questions to the user; nil outside a Runner

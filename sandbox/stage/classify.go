@@ -63,7 +63,25 @@ func (s *Set) Classify(r *Rules) {
 			c.Class, c.Why = Hold, whyConflict
 		}
 	}
+	s.pairReplacements()
 	s.massDelete(r)
+}
+
+// pairReplacements gives the deletion of a path that the command
+// replaced (a directory that became a symlink, say) its replacement's
+// class: a held symlink must not leave the directory deleted.
+func (s *Set) pairReplacements() {
+	adds := map[string]*Change{}
+	for _, c := range s.Changes {
+		if c.Op == Add {
+			adds[c.Path] = c
+		}
+	}
+	for _, c := range s.Changes {
+		if a, ok := adds[c.Path]; ok && c.Op == Delete && a.Class > c.Class {
+			c.Class, c.Why = a.Class, a.Why
+		}
+	}
 }
 
 // classify decides one change by its path (every component) and, for a

@@ -50,6 +50,9 @@ type Extensions struct {
 	Untrusted []Entry
 	// Warnings are the entries skipped while loading, for the user.
 	Warnings []string
+	// runs are the command lines, arguments and environment values of
+	// the hooks and servers that run (see [Extensions.Runs]).
+	runs []string
 }
 
 // Start loads the hooks and starts the MCP servers (in parallel) of the
@@ -87,6 +90,7 @@ func Start(ctx context.Context, o *Options) *Extensions {
 	for _, e := range x.Untrusted {
 		x.warn(o.Logger, fmt.Sprintf("project %s %s not started: not trusted as it is now (run `agentls trust`)", e.Kind, e.Name))
 	}
+	x.runs = append(hookRuns(user.Hooks), hookRuns(trustedHooks(project.Hooks, trusted))...)
 	x.hooks = hooks.New(&hooks.Options{User: user.Hooks, Project: trustedHooks(project.Hooks, trusted), Environ: o.Environ,
 		Logger: o.Logger})
 	x.Warnings = append(x.Warnings, x.hooks.Warnings()...)
@@ -107,6 +111,12 @@ func Start(ctx context.Context, o *Options) *Extensions {
 			continue
 		}
 		servers[e.Name], pinned[e.Name] = project.MCPServers[e.Name], e
+	}
+	for _, sc := range servers {
+		x.runs = append(append(x.runs, sc.Command), sc.Args...)
+		for _, v := range sc.Env {
+			x.runs = append(x.runs, v)
+		}
 	}
 	x.mcp = mcp.Start(ctx, &mcp.Options{Servers: servers, Dir: o.Root, Environ: o.Environ, StartTimeout: o.StartTimeout,
 		Logger: o.Logger, Accept: func(server, toolsHash string) error {
@@ -203,6 +213,29 @@ func trustedHooks(cfg hooks.Config, trusted []Entry) hooks.Config {
 			}
 			if len(kept.Hooks) > 0 {
 				out[ev] = append(out[ev], kept)
+			}
+		}
+	}
+	return out
+}
+
+// Runs returns the command lines, arguments and environment values of
+// every hook and MCP server that runs: the workspace files they name are
+// held when a command changes them (S10), since they run on the host.
+func (x *Extensions) Runs() []string {
+	if x == nil {
+		return nil
+	}
+	return x.runs
+}
+
+// hookRuns lists the command lines of cfg.
+func hookRuns(cfg hooks.Config) []string {
+	var out []string
+	for _, groups := range cfg {
+		for _, g := range groups {
+			for _, c := range g.Hooks {
+				out = append(out, c.Command)
 			}
 		}
 	}
