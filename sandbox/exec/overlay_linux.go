@@ -26,21 +26,28 @@ import (
 // first build of a workspace is warm and whatever it writes stays in
 // that workspace.
 
-// overlayMount is one overlay: Lower (read-only), Upper and Work (on one
-// file system, writable) mounted on Target.
+// overlayMount is one overlay: Lowers (read-only, topmost first), Upper
+// and Work (on one file system, writable) mounted on Target.
 type overlayMount struct {
-	Target string `json:"target"`
-	Lower  string `json:"lower"`
-	Upper  string `json:"upper"`
-	Work   string `json:"work"`
+	Target string   `json:"target"`
+	Lowers []string `json:"lowers"`
+	Upper  string   `json:"upper"`
+	Work   string   `json:"work"`
 }
 
 // options is the overlay's mount data. Paths escape the characters
-// overlayfs splits on.
+// overlayfs splits on. volatile: the layers are thrown away after the
+// command, so the overlay never syncs its upper file system (without it,
+// tearing the command's mount namespace down runs syncfs on the whole
+// file system that holds the stage).
 func (o *overlayMount) options() string {
 	esc := strings.NewReplacer(`\`, `\\`, ",", `\,`, ":", `\:`)
-	return "lowerdir=" + esc.Replace(o.Lower) + ",upperdir=" + esc.Replace(o.Upper) +
-		",workdir=" + esc.Replace(o.Work) + ",userxattr"
+	lowers := make([]string, len(o.Lowers))
+	for i, l := range o.Lowers {
+		lowers[i] = esc.Replace(l)
+	}
+	return "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + esc.Replace(o.Upper) +
+		",workdir=" + esc.Replace(o.Work) + ",userxattr,volatile"
 }
 
 func (o *overlayMount) mount() error {
@@ -67,5 +74,5 @@ func (o *overlayMount) probe() string {
 
 // stageMount returns the overlay of spec's workspace.
 func stageMount(s *Spec) overlayMount {
-	return overlayMount{Target: s.Dir, Lower: s.Dir, Upper: s.Stage.Upper, Work: s.Stage.Work}
+	return overlayMount{Target: s.Dir, Lowers: []string{s.Dir}, Upper: s.Stage.Upper, Work: s.Stage.Work}
 }

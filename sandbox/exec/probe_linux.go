@@ -335,9 +335,9 @@ func findToolchain() toolchain {
 // probeOverlay makes the directories of a trial overlay in scratch, or
 // returns nil when it cannot.
 func probeOverlay(scratch string) *overlayMount {
-	o := &overlayMount{Lower: filepath.Join(scratch, "lower"), Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work")}
-	o.Target = o.Lower
-	for _, d := range []string{o.Lower, o.Upper, o.Work} {
+	lower := filepath.Join(scratch, "lower")
+	o := &overlayMount{Target: lower, Lowers: []string{lower}, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work")}
+	for _, d := range []string{lower, o.Upper, o.Work} {
 		if os.Mkdir(d, 0o700) != nil {
 			return nil
 		}
@@ -354,7 +354,7 @@ func stageWorked(o *overlayMount, why string) (bool, string) {
 	case why != "":
 		return false, why
 	}
-	if _, err := os.Stat(filepath.Join(o.Lower, "probe")); err == nil {
+	if _, err := os.Stat(filepath.Join(o.Target, "probe")); err == nil {
 		return false, "a write through the overlay reached its lower layer"
 	}
 	if _, err := os.Stat(filepath.Join(o.Upper, "probe")); err != nil {

@@ -55,3 +55,36 @@ func TestStaged_S9_WritesGoToTheStage(t *testing.T) {
 		}
 	}
 }
+
+// S11: a staged command's Go build cache reads the user's (warm) and
+// writes its own layer; what it adds moves into the workspace's cache,
+// never into the user's.
+func TestStaged_S11_WarmGoCache(t *testing.T) {
+	user := t.TempDir()
+	t.Setenv("GOCACHE", user)
+	os.MkdirAll(filepath.Join(user, "ab"), 0o755)
+	os.WriteFile(filepath.Join(user, "ab", "entry-d"), []byte("user's entry"), 0o644)
+	ws, cache := t.TempDir(), t.TempDir()
+	res, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Stage: newStage(t), CacheDir: cache,
+		Command: `cat "$GOCACHE/ab/entry-d" && mkdir -p "$GOCACHE/cd" && echo new > "$GOCACHE/cd/new-d" && echo poison > "$GOCACHE/ab/entry-d"`})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if res.Stdout != "user's entry" {
+		t.Errorf("the user's cache was not visible: %q", res.Stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(user, "ab", "entry-d")); string(b) != "user's entry" {
+		t.Errorf("the user's cache was written: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(user, "cd")); err == nil {
+		t.Error("a new entry reached the user's cache")
+	}
+	ws2 := goCacheDir(cache, "", ws)
+	if b, _ := os.ReadFile(filepath.Join(ws2, "cd", "new-d")); string(b) != "new\n" {
+		t.Errorf("the new entry is not in the workspace's cache: %q", b)
+	}
+	runs, _ := os.ReadDir(ws2 + ".runs")
+	if len(runs) != 0 {
+		t.Errorf("the command's cache layer was left behind: %d", len(runs))
+	}
+}
