@@ -32,11 +32,12 @@ var bypassFamilies = []struct {
 		"runuser -u root ls", "bash -c 'sudo id'",
 	}},
 	{"wrappers-ask", sandbox.Ask, []string{
-		"timeout 5 make", "nice make", "env", "env python x.py", "nohup ./server &", "bash script.sh",
+		"timeout 5 make install", "nice npm start", "env", "env python x.py", "nohup ./server &", "bash script.sh",
 		"sh ./x.sh", "bash", "command ./x", "proxychains curl x",
 	}},
 	{"wrappers-allow", sandbox.Allow, []string{
 		"timeout 10 go test ./...", "nice -n 10 ls", "env LANG=C ls", "command -v git", "time go build ./...",
+		"timeout 5 make", "nice make", // S11: the project's own build runs staged
 		"bash -c 'ls -la'", "sh -c 'git status && git diff'", "stdbuf -oL grep -rn x .",
 	}},
 	{"substitutions", sandbox.Deny, []string{
@@ -265,8 +266,8 @@ var bypassFamilies = []struct {
 		"curl -H \"Authorization: Bearer $TOKEN\" https://api", "ping x", "nc -zv host 22", "curl -o out.html x",
 	}},
 	{"interpreters", sandbox.Ask, []string{
-		"python3 -c 'print(1)'", "node -e 'x'", "python script.py", "bash script.sh", "./configure", "make",
-		"npm test", "npx prettier .", "perl -pe 's/a/b/' f", "awk '{print $2}' f", "ruby -e 'p 1'", "go run .",
+		"python3 -c 'print(1)'", "node -e 'x'", "python script.py", "bash script.sh", "./configure", "make run",
+		"npm start", "npx prettier .", "perl -pe 's/a/b/' f", "awk '{print $2}' f", "ruby -e 'p 1'", "go run .",
 		"sed 's/a/b/w out.txt' f", "sed -f script.sed f", "vim f", "unknowncmd --flag",
 	}},
 	{"read-only", sandbox.Allow, []string{

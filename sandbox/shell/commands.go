@@ -75,7 +75,7 @@ var liftableRules = map[string]bool{
 	"shell.editor": true, "shell.interactive": true, "shell.kill": true, "shell.dd": true,
 	"shell.unknown_command": true, "shell.git_write": true, "shell.go_run": true, "shell.go_mod": true,
 	"shell.go_other": true, "shell.run_script": true, "shell.path_command": true, "shell.read_outside": true,
-	"shell.wrapper": true, "shell.user_rule": true,
+	"shell.wrapper": true, "shell.user_rule": true, "shell.project_build": true,
 }
 
 // partMark is what closePart needs to restore the command before.

@@ -114,11 +114,13 @@ func goFlags(args []field) (flags []optVal, ops []field) {
 }
 
 // buildOutput checks a file a build writes: inside the workspace it is
-// part of the build; elsewhere it is an ordinary write.
+// part of the build; elsewhere, and over a control file (E15) or
+// agentls' own, it is an ordinary write.
 func (a *analyzer) buildOutput(f field, c *call) {
 	for _, cwd := range a.st.cwd {
 		pi := a.classify(f, cwd)
-		if pi.kind != pkInside || isPersistent(pi) {
+		control, own := sandbox.IsControlPath(pi.rel)
+		if pi.kind != pkInside || isPersistent(pi) || control || own {
 			a.access(f, accWrite, c.disp)
 			return
 		}
@@ -141,10 +143,17 @@ func gofmtCmd(a *analyzer, c *call, s *cmdSpec) {
 	}
 }
 
+// cargoCmd allows building, testing, linting and formatting the workspace
+// (cargo fmt rewrites files, which are staged and checked like any
+// build's, S11).
 func cargoCmd(a *analyzer, c *call, s *cmdSpec) {
-	o := parseOpts(c.args(), "pj", "config", "manifest-path", "package", "jobs", "target-dir")
-	if o.has("config", "Z") {
-		a.note(sandbox.Ask, "shell.exec_option", c.disp, "cargo --config can make cargo run programs")
+	args := c.args()
+	if len(args) > 0 && strings.HasPrefix(args[0].s, "+") && plainName(args[0].s[1:]) {
+		args = args[1:] // +toolchain: a rustup toolchain by name
+	}
+	o := parseOpts(args, "pjC", "config", "manifest-path", "package", "jobs", "target-dir", "artifact-dir", "out-dir")
+	if o.has("config", "Z", "C") {
+		a.note(sandbox.Ask, "shell.exec_option", c.disp, "cargo --config, -Z and -C can make cargo run programs or read another project")
 	}
 	sub := ""
 	if len(o.ops) > 0 {
@@ -156,13 +165,19 @@ func cargoCmd(a *analyzer, c *call, s *cmdSpec) {
 	case "fmt":
 		if o.has("check") {
 			a.note(s.dec, "shell.read_only", c.disp, "checks formatting")
-			return
+		} else {
+			a.projectOK(c)
 		}
-		a.note(sandbox.Ask, "shell.workspace_write", c.disp, "cargo fmt rewrites files")
 	default:
 		a.note(sandbox.Ask, "shell.build", c.disp, "a cargo command that runs programs, changes files or uses the network")
 	}
+	if sub != "" && sub != "version" {
+		a.projectDir(c)
+	}
 	for _, f := range o.vals("manifest-path") {
-		a.access(f, accRead, c.disp)
+		a.projectPath(f, c)
+	}
+	for _, f := range o.vals("target-dir", "artifact-dir", "out-dir") {
+		a.buildOutput(f, c)
 	}
 }

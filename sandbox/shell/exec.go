@@ -36,8 +36,12 @@ func (a *analyzer) call(c *syntax.CallExpr, redirs []*syntax.Redirect, io ioCtx)
 	disp := display(argv)
 	defer a.closePart(a.openPart(KindCommand, argv, a.assignText(c.Assigns, disp)))
 	prefix := len(c.Args) > 0
+	env := a.envPrefix
+	defer func() { a.envPrefix = env }()
 	for _, as := range c.Assigns {
-		a.assign(as, prefix)
+		if kv := a.assign(as, prefix); prefix && kv != "" {
+			a.envPrefix = append(slices.Clip(a.envPrefix), kv)
+		}
 	}
 	a.count(disp)
 	if len(c.Args) > 0 && !isStaticWord(c.Args[0]) {

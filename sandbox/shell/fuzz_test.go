@@ -26,6 +26,11 @@ func FuzzShellPolicy(f *testing.F) {
 			}
 		}
 	}
+	for _, fam := range projectFamilies {
+		for _, c := range fam.cmds {
+			f.Add(c)
+		}
+	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		v1 := p.analyze(cmd)
 		v2 := p.analyze(cmd)

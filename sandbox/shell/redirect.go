@@ -137,9 +137,10 @@ var sensitiveEnv = map[string]envKind{
 
 // assign checks an assignment, as a statement of its own or as a prefix of
 // a command (then prefix is true), and records a plain variable's value.
-func (a *analyzer) assign(as *syntax.Assign, prefix bool) {
+// It returns the assignment as NAME=value.
+func (a *analyzer) assign(as *syntax.Assign, prefix bool) string {
 	if as.Name == nil {
-		return
+		return ""
 	}
 	name := as.Name.Value
 	if as.Value != nil {
@@ -156,6 +157,7 @@ func (a *analyzer) assign(as *syntax.Assign, prefix bool) {
 	if !prefix {
 		a.setVar(name, val)
 	}
+	return name + "=" + val
 }
 
 // checkEnv decides about setting variable name to val.
@@ -166,7 +168,8 @@ func (a *analyzer) checkEnv(name, val string, prefix bool) {
 	case ok:
 	case strings.HasPrefix(name, "GIT_CONFIG_"):
 		kind = envGit
-	case strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DYLD_"), strings.HasPrefix(name, "LD_"):
+	case strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DYLD_"), strings.HasPrefix(name, "LD_"),
+		toolchainEnv(name):
 		kind = envAsk
 	default:
 		return
@@ -175,6 +178,9 @@ func (a *analyzer) checkEnv(name, val string, prefix bool) {
 	case envDeny:
 		a.note(sandbox.Deny, "shell.env_injection", disp, "preloads code into every program that runs")
 	case envAsk:
+		if (name == "PYTHONPATH" || name == "NODE_PATH") && a.insideList(val) {
+			return // the workspace's own modules
+		}
 		a.note(sandbox.Ask, "shell.env_override", disp, "changes how commands are found or behave")
 	case envCode:
 		a.note(sandbox.Ask, "shell.env_command", disp, "the variable holds a command that programs run")

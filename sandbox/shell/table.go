@@ -172,6 +172,7 @@ func buildTable() {
 	register("systemctl launchctl loginctl", ro(serviceCmd))
 	register("sysctl", ro(askIf(sandbox.Deny, "w", "write")))
 
+	registerProject()
 	registerWrappers()
 	for n := range shellTable {
 		shellNames = append(shellNames, n)

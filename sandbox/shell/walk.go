@@ -44,6 +44,7 @@ type analyzer struct {
 	capt              *capture          // set while a user's command rule decides (see commands.go)
 	control           []string          // control files (E15) the command writes, workspace-relative
 	gitRepos          map[string]string // working directory → program its repository configures (gitrepo.go)
+	envPrefix         []string          // NAME=value the command line puts in the current command's environment
 }
 
 // linkRec is a link created by the command: pathKey of the link, and the

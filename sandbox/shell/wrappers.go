@@ -109,8 +109,8 @@ func (a *analyzer) wrapOpt(name, val, outs string, c *call) {
 // follows -C and -S, and analyses the command; env alone prints secrets.
 func envCmd(a *analyzer, c *call, s *cmdSpec) {
 	args := slices.Clone(c.args())
-	saved := a.st
-	defer func() { a.st = saved }()
+	saved, env := a.st, a.envPrefix
+	defer func() { a.st, a.envPrefix = saved, env }()
 	i := 0
 	for i < len(args) {
 		v := args[i].s
@@ -121,6 +121,7 @@ func envCmd(a *analyzer, c *call, s *cmdSpec) {
 		if isAssignWord(v) {
 			name, val, _ := strings.Cut(v, "=")
 			a.checkEnv(name, val, true)
+			a.envPrefix = append(slices.Clip(a.envPrefix), v)
 			i++
 			continue
 		}
