@@ -1,5 +1,7 @@
 package agent
 
+import "github.com/agentls/agentls/tools"
+
 // EventKind names what happened in a run.
 type EventKind string
 
@@ -80,6 +82,8 @@ type Event struct {
 	Subject  string `json:"-"`
 	ExitCode *int   `json:"-"`
 	Output   string `json:"-"`
+	// Files are the files a command changed that landed (S9).
+	Files []tools.FileLanded `json:"-"`
 }
 
 // Reporter receives the events of a run, in order, on the run's goroutine.

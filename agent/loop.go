@@ -242,7 +242,7 @@ func (r *run) callTools(ctx context.Context, calls, kept []ToolCall, turn int) e
 		dropRefusedArgs(&kept[i], res)
 		r.out.Steps = append(r.out.Steps, Step{Turn: turn, Tool: c.Name, OK: !res.IsError, Code: string(res.Code), ExitCode: res.ExitCode})
 		r.emit(Event{Kind: EventToolResult, Turn: turn, Tool: c.Name, Code: string(res.Code), Message: summarize(res),
-			Subject: res.Subject, ExitCode: res.ExitCode, Output: outputHead(res.Content)})
+			Subject: res.Subject, ExitCode: res.ExitCode, Output: outputHead(res.Content), Files: res.Files})
 		r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: c.ID, Content: res.Content})
 	}
 	return nil

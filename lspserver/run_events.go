@@ -67,6 +67,9 @@ func (r *runEvents) report(e agent.Event) {
 	case agent.EventToolResult:
 		ev.Kind, ev.Tool, ev.OK, ev.Code = command.RunToolResult, e.Tool, e.Code == "", e.Code
 		ev.Subject, ev.ExitCode = e.Subject, e.ExitCode
+		for _, f := range e.Files {
+			ev.Files = append(ev.Files, command.CommandFile{Path: f.Path, Change: f.Change})
+		}
 		if e.Code != "" {
 			ev.Message = e.Message // the error the model got
 		} else {

@@ -96,7 +96,11 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	}
 	out := formatExec(res)
 	if res.Staged {
-		out.Content += env.land(ctx, st, a.Command, started)
+		// After the status line, so that every view of the output's head
+		// shows what landed.
+		acc, files := env.land(ctx, st, a.Command, started)
+		first, rest, _ := strings.Cut(out.Content, "\n")
+		out.Content, out.Files = first+"\n"+acc+rest, files
 	}
 	if len(unsaved) > 0 {
 		out.Content += fmt.Sprintf("note: approved changes to %s are not saved to disk yet; the command saw the old content\n",

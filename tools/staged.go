@@ -62,35 +62,47 @@ func overlay(st *stage.Stage) *exec.Overlay {
 // land reads the change set of a staged command, classifies it, asks the
 // user about held changes, merges what may land, and returns the account
 // for the model.
-func (env *Env) land(ctx context.Context, st *stage.Stage, command string, started time.Time) string {
+func (env *Env) land(ctx context.Context, st *stage.Stage, command string, started time.Time) (string, []FileLanded) {
 	if ctx.Err() != nil {
-		return "[sandbox: the run was cancelled, so none of the command's changes landed]"
+		return "[sandbox: the run was cancelled, so none of the command's changes landed]\n", nil
 	}
 	set, err := stage.Read(st.Upper, env.Root, started)
 	if err != nil {
-		return "[sandbox: the command's changes could not be read, so none of them landed: " + err.Error() + "]"
+		return "[sandbox: the command's changes could not be read, so none of them landed: " + err.Error() + "]\n", nil
 	}
 	if len(set.Changes) == 0 {
-		return ""
+		return "", nil
 	}
 	held := append(slices.Clone(env.Protected), shell.GitTargets(env.Root)...)
 	set.Classify(&stage.Rules{Held: held, UserApproved: env.userApproved, Tracked: stage.Tracked(env.Root)})
 	approved := env.askHeld(ctx, command, set.Held())
-	var go_ []*stage.Change
+	var landing []*stage.Change
 	dropped := map[string]bool{}
 	for _, c := range set.Changes {
 		ok := c.Class == stage.Land || (c.Class == stage.Hold && approved)
 		if ok && !underDropped(c.Path, dropped) {
-			go_ = append(go_, c)
+			landing = append(landing, c)
 		} else if c.Op == stage.Add && c.IsDir() {
 			dropped[c.Path] = true
 		}
 	}
-	rep, err := stage.Merge(set, go_, env.Checkpoint)
+	rep, err := stage.Merge(set, landing, env.Checkpoint)
 	if err != nil {
-		return "[sandbox: the command's changes could not be merged, so none of them landed: " + err.Error() + "]"
+		return "[sandbox: the command's changes could not be merged, so none of them landed: " + err.Error() + "]\n", nil
 	}
-	return account(set, rep, approved)
+	return account(set, rep, approved), landedFiles(rep)
+}
+
+// landedFiles lists the files (not directories) that landed.
+func landedFiles(rep *stage.Report) []FileLanded {
+	var out []FileLanded
+	for _, c := range rep.Landed {
+		if !c.IsDir() || c.Op == stage.Delete {
+			out = append(out, FileLanded{Path: c.Path, Change: c.Op.String()})
+		}
+	}
+	slices.SortFunc(out, func(a, b FileLanded) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // underDropped reports whether p lies beneath a new directory that does

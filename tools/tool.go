@@ -198,4 +198,13 @@ type Result struct {
 	// ExitCode is a command's exit status (run_command); nil for the
 	// other tools and for a command that did not run.
 	ExitCode *int `json:"-"`
+	// Files are the files a staged command changed that landed (S9), for
+	// the run view. Never sent to the model (its content says the same).
+	Files []FileLanded `json:"-"`
+}
+
+// FileLanded is a file a command changed, as it landed.
+type FileLanded struct {
+	Path   string
+	Change string // "added", "changed" or "deleted"
 }

@@ -61,10 +61,21 @@ type RunEvent struct {
 	// Output is the head of the result the model got: a few lines
 	// (RunToolResult).
 	Output string `json:"output,omitempty"`
+	// Files are the files a command changed that landed in the workspace
+	// (RunToolResult of run_command; S9): their previous contents are in
+	// the session's checkpoint, so a revert undoes them.
+	Files []CommandFile `json:"files,omitempty"`
 	// Level is error, warning or info (RunLog).
 	Level string `json:"level,omitempty"`
 	// Message says what happened (RunLog, RunToolResult of a refused call).
 	Message string `json:"message,omitempty"`
 	// Status is how the run ended (RunEnded).
 	Status Status `json:"status,omitempty"`
+}
+
+// CommandFile is one file a command changed.
+type CommandFile struct {
+	Path string `json:"path"` // workspace-relative, slash
+	// Change is "added", "changed" or "deleted".
+	Change string `json:"change"`
 }
