@@ -81,8 +81,10 @@ func (p *Policy) decideCommands(t *Tool, c *Verdict) (Decision, string) {
 		switch {
 		case covered[k] != nil:
 			worse(cmd.Fixed, cmd.FixedRule)
-		case cmd.Decision == Allow && (first != nil || !stricter(def, Ask)):
-			// the analyser's allow: a read-only command
+		case cmd.Decision == Allow && !stricter(def, Ask),
+			cmd.Decision == Allow && first != nil && !runsProjectCode(cmd.Rule):
+			// the analyser's allow: a read-only command, or (where the
+			// profile runs commands at all) the project's own build
 		case stricter(cmd.Decision, def):
 			worse(cmd.Decision, cmd.Rule)
 		default:
@@ -90,4 +92,12 @@ func (p *Policy) decideCommands(t *Tool, c *Verdict) (Decision, string) {
 		}
 	}
 	return d, rule
+}
+
+// runsProjectCode reports an analyser allow that runs the project's own
+// code in the sandbox (a build, a test: S11) rather than reading: where
+// the profile runs no command unless a rule allows it (CI), such a
+// command is not a harmless tail of an allowed one.
+func runsProjectCode(rule string) bool {
+	return rule == "shell.go_build" || rule == "shell.project_build"
 }

@@ -93,7 +93,7 @@ func TestPolicy_T19_RulesStillDecide(t *testing.T) {
 	}{
 		{[]string{"allow", "run_command(make *)"}, "make test", Allow},
 		{[]string{"allow", "run_command(make *)"}, "make test && make lint", Allow},
-		{[]string{"allow", "run_command(make *)"}, "make test && npm test", Ask},
+		{[]string{"allow", "run_command(make *)"}, "make test && npm install", Ask},
 		{[]string{"allow", "run_command(rm -rf build)"}, "rm -rf build", Allow},
 		{[]string{"allow", "run_command(cp *)"}, "cp a /tmp/b", Ask},                 // outside the workspace: fixed
 		{[]string{"allow", "run_command(git *)"}, "git -c core.pager=less log", Ask}, // git -c: fixed
@@ -103,7 +103,8 @@ func TestPolicy_T19_RulesStillDecide(t *testing.T) {
 		{[]string{"allow", "run_command"}, "make test; rm -rf src", Allow},
 		{[]string{"allow", "risk:execute"}, "npm test", Allow},
 		{nil, "ls -la | wc -l", Allow},
-		{nil, "make test", Ask},
+		{nil, "make test", Allow}, // S11: the project's own build runs staged, unasked
+		{nil, "npm install", Ask},
 	} {
 		p := policyWith(t, ProfileEditor, c.rules...)
 		if got, rule := decideCommand(t, p, c.cmd); got != c.want {
@@ -114,7 +115,7 @@ func TestPolicy_T19_RulesStillDecide(t *testing.T) {
 	// of a line whose command a rule allows still runs.
 	ci := policyWith(t, ProfileCI, "allow", "run_command(go test *)")
 	for cmd, want := range map[string]Decision{"go test ./...": Allow, "go test ./... | tail -3": Allow,
-		"ls": Deny, "go test ./... ; make": Deny} {
+		"ls": Deny, "go test ./... ; make": Deny, "go test ./... && npm test": Deny} {
 		if got, rule := decideCommand(t, ci, cmd); got != want {
 			t.Errorf("ci: %q = %s (%s), want %s", cmd, got, rule, want)
 		}
