@@ -187,6 +187,7 @@ func (a *analyzer) projectFlags(c *call, hits []flagHit) {
 	for _, h := range hits {
 		switch h.kind {
 		case kCode, kDir, kOut, kDel: // checked as paths, which may be known only at run time
+		case kValue, kOptNum, kBool: // a value that names nothing to run or write (make -j$(nproc))
 		default:
 			if h.has && isDynamic(h.val.s) {
 				a.note(sandbox.Ask, "shell.dynamic_code", c.disp, "an option of "+c.name+" whose value is known only at run time")
@@ -237,6 +238,16 @@ func (a *analyzer) projectPath(f field, c *call) {
 			return
 		}
 	}
+}
+
+// responseFile asks for an operand naming a file of more arguments
+// (tsc @args.txt, pytest @tests.txt), which the analyser does not read.
+func (a *analyzer) responseFile(f field, c *call) bool {
+	if !strings.HasPrefix(f.s, "@") {
+		return false
+	}
+	a.note(sandbox.Ask, "shell.exec_option", c.disp, c.name+" reads more arguments from "+show(f.s)+", which the analyser does not see")
+	return true
 }
 
 // projectDir checks the directory the tool runs in: the workspace or a

@@ -48,6 +48,10 @@ func makeCmd(a *analyzer, c *call, s *cmdSpec) {
 		if h.kind == kDir {
 			hits[i].kind = kBool
 		}
+		if h.name == "p" || h.name == "print-data-base" { // make's variables include the environment
+			a.note(sandbox.Ask, "shell.env_dump", c.disp, "make -p prints the environment, which may hold secrets")
+			a.secretFlow = true
+		}
 	}
 	a.projectFlags(c, hits)
 	for _, op := range append(ops, rest...) {

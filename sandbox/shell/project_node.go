@@ -52,6 +52,9 @@ func npmCmd(a *analyzer, c *call, s *cmdSpec) {
 		a.askNotBuild(c, script.s)
 	case !scriptName(script.s):
 		a.note(sandbox.Ask, "shell.build", c.disp, "an npm script name with unusual characters")
+	case script.s == "env": // npm's built-in env script prints the environment
+		a.note(sandbox.Ask, "shell.env_dump", c.disp, "npm run env prints the environment, which may hold secrets")
+		a.secretFlow = true
 	}
 	a.scriptArgs(c, append(ops, rest...))
 }
@@ -115,7 +118,9 @@ func tscCmd(a *analyzer, c *call, s *cmdSpec) {
 		}
 	}
 	for _, f := range append(ops, rest...) {
-		a.projectPath(f, c)
+		if !a.responseFile(f, c) {
+			a.projectPath(f, c)
+		}
 	}
 }
 

@@ -72,7 +72,9 @@ func pytestArgs(a *analyzer, c *call, args []field) {
 		if p, _, ok := strings.Cut(f.s, "::"); ok { // tests/test_a.py::TestX::test_y
 			f = field{s: p}
 		}
-		a.projectPath(f, c)
+		if !a.responseFile(f, c) {
+			a.projectPath(f, c)
+		}
 	}
 }
 
