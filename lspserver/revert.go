@@ -106,7 +106,11 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	if ctx.Err() != nil {
 		status = "cancelled"
 	}
-	sr.End(status, 0, fmt.Sprintf("reverted %s: %d restored, %d stale, %d failed", target.ID, len(res.Restored), len(res.Stale), len(res.Failed)))
+	summary := fmt.Sprintf("reverted %s: %d restored, %d stale, %d failed", target.ID, len(res.Restored), len(res.Stale), len(res.Failed))
+	if n := refusedCount(res.Failed); n > 0 {
+		summary += fmt.Sprintf(" (%d refused and left untouched: a symlink, a control path or an unsafe file on the way)", n)
+	}
+	sr.End(status, 0, summary)
 	log.Info("Run reverted", slog.Int("restored", len(res.Restored)), slog.Int("stale", len(res.Stale)), slog.Int("failed", len(res.Failed)))
 	return res, nil
 }
@@ -146,8 +150,30 @@ func revertError(err error) error {
 
 // revertFile restores one file as it was before run n, unless it changed
 // since. It returns "" when restored, else why not and whether that is
-// because the file is stale.
+// because the file is stale. A path [revertGuard] refuses is neither read
+// nor touched (issue 21); one that fails the guard once the editor has
+// acted changed under the revert, and is not called restored.
 func (s *Server) revertFile(ctx context.Context, k *keeper, sess *session.Session, n int, c session.ChangeInfo) (stale bool, reason string) {
+	if err := revertGuard(k.ws.root, c.Path); err != nil {
+		k.log.Warn("Revert refused", slog.String("path", c.Path), slog.String("reason", err.Error()))
+		s.logMessage(ctx, protocol.MessageTypeWarning, "agentls: revert "+err.Error())
+		return false, err.Error()
+	}
+	stale, reason = s.restoreFile(ctx, k, sess, n, c)
+	if reason != "" {
+		return stale, reason
+	}
+	var r *revertRefusal
+	if err := revertGuard(k.ws.root, c.Path); errors.As(err, &r) {
+		k.log.Warn("Path changed during the revert", slog.String("path", c.Path), slog.String("reason", err.Error()))
+		s.logMessage(ctx, protocol.MessageTypeWarning, "agentls: revert: "+c.Path+" "+r.why+" now")
+		return false, c.Path + " changed while the editor restored it: it " + r.why + " now; check it and where it leads yourself"
+	}
+	return false, ""
+}
+
+// restoreFile is [Server.revertFile] once the path passed the guard.
+func (s *Server) restoreFile(ctx context.Context, k *keeper, sess *session.Session, n int, c session.ChangeInfo) (stale bool, reason string) {
 	cur, err := k.ws.ReadFile(ctx, c.Path)
 	exists := err == nil
 	switch {
