@@ -46,8 +46,8 @@ type GatewayOptions struct {
 	// Checkpoint keeps what a command's merge changes, for revert (S9);
 	// nil keeps nothing.
 	Checkpoint Checkpoint
-	SessionID string
-	Logger    *slog.Logger
+	SessionID  string
+	Logger     *slog.Logger
 
 	// Allowed are the tool names the run offers (what its mode says);
 	// ReadOnly refuses every tool that is not a read (E4).

@@ -30,25 +30,29 @@ const StageWarning = "WARNING: the command changed files that git, an editor, a 
 	"runs or obeys outside the sandbox. Nothing of it has reached the workspace yet. Read the list before approving; " +
 	"it is asked every time and cannot be allowed for the session."
 
-// stageBase is where stages are made: the user's cache directory, which
-// on most machines shares the workspace's file system (a merge is then a
-// rename); elsewhere the merge copies.
-func stageBase() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "agentls-stage")
+// stageBases are where stages are made, in order of preference: the
+// user's cache directory, which on most machines shares the workspace's
+// file system (a merge is then a rename; elsewhere it copies), then the
+// temp directories. The first that does not overlap the workspace is
+// used.
+func stageBases() []string {
+	var out []string
+	if d, err := os.UserCacheDir(); err == nil {
+		out = append(out, filepath.Join(d, "agentls", "stage"))
 	}
-	return filepath.Join(d, "agentls", "stage")
+	suffix := fmt.Sprintf("agentls-stage-%d", os.Getuid())
+	return append(out, filepath.Join(os.TempDir(), suffix), filepath.Join("/var/tmp", suffix))
 }
 
 // newStage makes the stage of one command, or nil when it cannot (the
 // command then runs with the unstaged protection).
 func newStage(env *Env) *stage.Stage {
-	st, err := stage.New(stageBase(), env.Root)
-	if err != nil {
-		return nil
+	for _, base := range stageBases() {
+		if st, err := stage.New(base, env.Root); err == nil {
+			return st
+		}
 	}
-	return st
+	return nil
 }
 
 // overlay is the exec spec's view of st.

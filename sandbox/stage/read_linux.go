@@ -274,3 +274,9 @@ func opFor(exists bool) Op {
 	}
 	return Add
 }
+
+// ownedByMe reports whether this process's user owns fi's file.
+func ownedByMe(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}

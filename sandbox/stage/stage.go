@@ -28,6 +28,9 @@ func New(base, root string) (*Stage, error) {
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
 	}
+	if err := private(base); err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp(base, "stage-")
 	if err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
@@ -84,4 +87,18 @@ func Usage(upper string, limit int64) int64 {
 func within(p, dir string) bool {
 	p, dir = filepath.Clean(p), filepath.Clean(dir)
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
+}
+
+// private checks that dir is a directory of this user's that nobody else
+// can write, and not a symlink: a stage in a shared temp dir
+// that another user made first could be read or changed under the merge.
+func private(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("stage: %w", err)
+	}
+	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ownedByMe(fi) {
+		return fmt.Errorf("stage: %s is not a private directory of this user's", dir)
+	}
+	return nil
 }

@@ -312,3 +312,23 @@ func ino(fi fs.FileInfo) uint64 {
 	}
 	return st.Ino
 }
+
+// S9: a stage is never made in a directory another user could have
+// prepared: a symlink, or one others can write.
+func TestNew_S9_PrivateBase(t *testing.T) {
+	d, ws := t.TempDir(), t.TempDir()
+	os.Mkdir(filepath.Join(d, "open"), 0o777)
+	os.Chmod(filepath.Join(d, "open"), 0o777)
+	os.Symlink(filepath.Join(d, "open"), filepath.Join(d, "link"))
+	for _, base := range []string{filepath.Join(d, "open"), filepath.Join(d, "link"), ws, filepath.Join(ws, "in")} {
+		if st, err := New(base, ws); err == nil {
+			st.Remove()
+			t.Errorf("a stage was made in %s", base)
+		}
+	}
+	st, err := New(filepath.Join(d, "mine"), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Remove()
+}
