@@ -143,6 +143,10 @@ func (a *analyzer) assign(as *syntax.Assign, prefix bool) string {
 		return ""
 	}
 	name := as.Name.Value
+	if as.Index != nil { // a[i]=v: the subscript is code (and arithmetic, T21)
+		a.substs(as.Index, false, name)
+		a.arith(as.Index, name)
+	}
 	if as.Value != nil {
 		a.substs(as.Value, false, name)
 	}
@@ -204,7 +208,7 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 	variant := c.Variant.Value
 	defer a.closePart(a.openPart(KindCommand, nil, variant))
 	parts := []string{variant}
-	named, nameref := false, variant == "nameref"
+	named, nameref, integer := false, variant == "nameref", false
 	for _, as := range c.Args {
 		if as.Name == nil {
 			if as.Value != nil {
@@ -217,8 +221,14 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 				a.note(sandbox.Ask, "shell.dynamic_assignment", variant+" "+show(v), "assigns a variable whose name is computed at run time")
 			case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
 				nameref = nameref || strings.Contains(v, "n")
+				integer = integer || strings.HasPrefix(v, "-") && strings.Contains(v, "i")
 			default:
 				named = true
+				name, val, hasVal := strings.Cut(v, "=")
+				a.nameArg(name, variant+" "+show(v)) // declare 'a[i]=1' evaluates i (T21)
+				if integer && hasVal && !a.arithText(val, 0) {
+					a.evalAgain(variant+" "+show(v), "the value of an integer variable")
+				}
 				if _, ok := sensitiveEnv[v]; ok || strings.HasPrefix(v, "GIT_") {
 					a.note(sandbox.Ask, "shell.env_override", variant+" "+v, "exports or changes a sensitive variable")
 				}
@@ -227,6 +237,9 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 		}
 		named = true
 		parts = append(parts, as.Name.Value+"="+show(a.wordString(as.Value)))
+		if val := a.wordString(as.Value); integer && as.Value != nil && val != mArith && !a.arithText(val, 0) {
+			a.evalAgain(variant+" "+as.Name.Value, "the value of an integer variable") // declare -i x=… (T21)
+		}
 		a.assign(as, false)
 	}
 	disp := strings.Join(parts, " ")

@@ -173,6 +173,7 @@ func buildTable() {
 	register("sysctl", ro(askIf(sandbox.Deny, "w", "write")))
 
 	registerProject()
+	registerEvalBuiltins()
 	registerWrappers()
 	for n := range shellTable {
 		shellNames = append(shellNames, n)

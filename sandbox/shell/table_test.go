@@ -94,6 +94,7 @@ var ruleExamples = map[string]struct {
 	"shell.container":            {sandbox.Ask, []string{"docker ps", "podman run x"}},
 	"shell.build":                {sandbox.Ask, []string{"cmake .", "npm start", "cargo run", "make install", "npx eslint ."}},
 	"shell.project_build":        {sandbox.Allow, []string{"make", "make check", "npm test", "npm run build", "pytest", "python3 -m pytest", "node --test", "npx tsc", "cargo fmt"}},
+	"shell.second_eval":          {sandbox.Ask, []string{"x='a[$(id)]'; echo $((x))", "printf -v 'a[$(id)]' %s 1", "compgen -C 'touch x' y", "read x; echo ${!x}"}},
 	"shell.project_outside":      {sandbox.Ask, []string{"make -C ..", "make -f /tmp/x.mk", "pytest /tmp/tests", "cd /tmp && npm test", "node --test ../x.js"}},
 	"shell.editor":               {sandbox.Ask, []string{"vim x"}},
 	"shell.interactive":          {sandbox.Ask, []string{"man ls", "pkill x"}},

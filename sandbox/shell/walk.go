@@ -303,6 +303,7 @@ func (a *analyzer) substs(node syntax.Node, args bool, who string) {
 		return
 	}
 	syntax.Walk(node, func(n syntax.Node) bool {
+		a.evalNode(n, who)
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
 			a.subshell(n.Stmts, ioCtx{})
@@ -364,12 +365,12 @@ func (a *analyzer) join(outs ...state) {
 			}
 			for k, v := range o.vars {
 				if rv, ok := vars[k]; !ok || rv != v {
-					vars[k] = mUnknown + "$" + k
+					vars[k] = joinValue(k, rv, v)
 				}
 			}
-			for k := range vars {
+			for k, v := range vars {
 				if _, ok := o.vars[k]; !ok {
-					vars[k] = mUnknown + "$" + k
+					vars[k] = joinValue(k, v, "")
 				}
 			}
 			res.vars = vars
@@ -387,4 +388,26 @@ func (a *analyzer) join(outs ...state) {
 		}
 	}
 	a.st = res
+}
+
+// joinValue is a variable's value after branches that left it different
+// (or unset, ""): unknown, but a number when each branch left a number
+// or nothing, so that arithmetic on a counter stays decidable (T21).
+func joinValue(name, v, w string) string {
+	if numberValue(v) && numberValue(w) {
+		return mArith
+	}
+	return mUnknown + "$" + name
+}
+
+func numberValue(v string) bool {
+	if v == "" || v == mArith {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) && !(i == 0 && v[i] == '-' && len(v) > 1) {
+			return false
+		}
+	}
+	return true
 }
