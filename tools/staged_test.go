@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/sandbox/exec"
+	"os/exec"
+
+	sbexec "github.com/agentls/agentls/sandbox/exec"
 )
 
 // stagedHarness is a workspace whose command `sh attack.sh` runs without
@@ -22,8 +24,11 @@ type stagedHarness struct {
 
 func newStagedHarness(t *testing.T, answer Answer) *stagedHarness {
 	t.Helper()
-	if !testExec.Layers().Has(exec.LayerStaging) {
-		t.Fatalf("staging is missing: %s", testExec.Layers().Missing[exec.LayerStaging])
+	if !testExec.Layers().Has(sbexec.LayerStaging) {
+		t.Fatalf("staging is missing: %s", testExec.Layers().Missing[sbexec.LayerStaging])
+	}
+	if gocache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil { // the user's warm cache (S11)
+		t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	return &stagedHarness{harness: newHarness(t), approver: &recordingApprover{answer: answer},

