@@ -24,7 +24,8 @@ const ruleEvalAgain = "shell.second_eval"
 const mArith = mUnknown + "$((…))"
 
 func (a *analyzer) evalAgain(who, what string) {
-	a.note(sandbox.Ask, ruleEvalAgain, who, what+" is evaluated again as code by bash and is not proven a literal number or plain name")
+	a.note(sandbox.Ask, ruleEvalAgain, who, what+
+		" is evaluated again as code by bash and is not proven a literal number or plain name")
 }
 
 // evalNode checks a node of the syntax tree that evaluates values again;

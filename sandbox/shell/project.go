@@ -52,7 +52,7 @@ const (
 	kCode                    // a file or directory whose code or configuration runs: inside the workspace only
 	kDir                     // the directory the tool works in (make -C): inside the workspace only
 	kOut                     // a file or directory written: inside the workspace it is part of the build
-	kDel                     // a directory the tool empties before use (pytest --basetemp)
+	kDel                     // a directory the tool deletes before use (pytest --basetemp)
 	kAsk                     // runs code given on the command line or another program: asks
 	kSpecial                 // takes a value the tool's checker decides about
 )
@@ -196,9 +196,11 @@ func (a *analyzer) projectFlags(c *call, hits []flagHit) {
 		}
 		switch h.kind {
 		case kUnknown:
-			a.note(sandbox.Ask, "shell.exec_option", c.disp, c.name+" "+show(h.flag)+": an option the analyser does not know, which may run other programs or load code")
+			a.note(sandbox.Ask, "shell.exec_option", c.disp, c.name+" "+show(h.flag)+
+				": an option the analyser does not know, which may run other programs or load code")
 		case kAsk:
-			a.note(sandbox.Ask, "shell.exec_option", c.disp, c.name+" "+show(h.flag)+" runs code given on the command line or another program")
+			a.note(sandbox.Ask, "shell.exec_option", c.disp, c.name+" "+show(h.flag)+
+				" runs code given on the command line or another program")
 		case kCode, kDir:
 			if h.has {
 				a.projectPath(h.val, c)
@@ -207,9 +209,9 @@ func (a *analyzer) projectFlags(c *call, hits []flagHit) {
 			if h.has {
 				a.buildOutput(h.val, c)
 			}
-		case kDel:
+		case kDel: // deleted before use: a deletion like rm -rf, inside the workspace too
 			if h.has {
-				a.buildEmpties(h.val, c)
+				a.access(h.val, accDelete, c.disp)
 			}
 		}
 	}
@@ -246,25 +248,14 @@ func (a *analyzer) responseFile(f field, c *call) bool {
 	if !strings.HasPrefix(f.s, "@") {
 		return false
 	}
-	a.note(sandbox.Ask, "shell.exec_option", c.disp, c.name+" reads more arguments from "+show(f.s)+", which the analyser does not see")
+	a.note(sandbox.Ask, "shell.exec_option", c.disp, c.name+" reads more arguments from "+show(f.s)+
+		", which the analyser does not see")
 	return true
 }
 
 // projectDir checks the directory the tool runs in: the workspace or a
 // directory in it, whose project files are the workspace's.
 func (a *analyzer) projectDir(c *call) { a.projectPath(field{s: "."}, c) }
-
-// buildEmpties checks a directory the tool deletes and recreates: inside
-// the workspace it is staged like any build output; elsewhere it is a
-// deletion.
-func (a *analyzer) buildEmpties(f field, c *call) {
-	for _, cwd := range a.st.cwd {
-		if pi := a.classify(f, cwd); pi.kind != pkInside || isPersistent(pi) {
-			a.access(f, accDelete, c.disp)
-			return
-		}
-	}
-}
 
 // projectOK notes the allow of a project build, test or lint command.
 func (a *analyzer) projectOK(c *call) {
@@ -292,7 +283,8 @@ func isNotBuild(name string) bool {
 
 // askNotBuild notes the ask for such a target or script.
 func (a *analyzer) askNotBuild(c *call, name string) {
-	a.note(sandbox.Ask, "shell.build", c.disp, show(name)+": by convention installs, publishes, deploys or starts a server, not a build or test")
+	a.note(sandbox.Ask, "shell.build", c.disp, show(name)+
+		": by convention installs, publishes, deploys or starts a server, not a build or test")
 }
 
 // scriptArgs checks the arguments a project command hands to its scripts

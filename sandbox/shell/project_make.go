@@ -102,7 +102,8 @@ func (a *analyzer) makeVar(arg string, c *call) {
 		a.note(sandbox.Ask, "shell.exec_option", c.disp, "make "+show(name)+" != runs its value as a shell command")
 		return
 	case !validName(name) || makeControlVar(name):
-		a.note(sandbox.Ask, "shell.exec_option", c.disp, "make "+show(name)+"=: a variable that changes how make reads makefiles or runs recipes")
+		a.note(sandbox.Ask, "shell.exec_option", c.disp, "make "+show(name)+
+			"=: a variable that changes how make reads makefiles or runs recipes")
 		return
 	}
 	a.makeValue(name, val, c)
@@ -118,6 +119,9 @@ func (a *analyzer) makeValue(name, val string, c *call) {
 		return
 	}
 	for _, w := range strings.Fields(val) {
+		if i := strings.LastIndexByte(w, '='); i >= 0 && leadsOut(w[i+1:]) {
+			w = w[i+1:] // -exec=/elsewhere/x
+		}
 		if leadsOut(w) {
 			a.projectPath(field{s: w}, c)
 		}
