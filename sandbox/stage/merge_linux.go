@@ -317,23 +317,49 @@ func (m *merger) addDir(pfd int, name string, c *Change) error {
 	}
 	for _, o := range below {
 		m.done[o], m.moved[o] = true, true
-		if m.cp != nil && o.Type == 0 {
-			m.afterMoved(o)
-		}
+	}
+	if m.cp != nil {
+		m.afterMoved(pfd, c.Path, below)
 	}
 	return nil
 }
 
-// afterMoved records a file that landed with its directory.
-func (m *merger) afterMoved(c *Change) {
-	dir, name := path.Split(c.Path)
-	fd, err := openBeneath(m.root, strings.TrimSuffix(dir, "/"))
-	if err != nil {
-		return
+// afterMoved records the files that landed with the directory top
+// (beneath pfd), opening each directory once, never through a symlink.
+func (m *merger) afterMoved(pfd int, top string, below []*Change) {
+	parent, _ := path.Split(top)
+	fds := map[string]int{strings.TrimSuffix(parent, "/"): pfd}
+	defer func() {
+		for d, fd := range fds {
+			if fd != pfd && fd >= 0 {
+				unix.Close(fd)
+			}
+			delete(fds, d)
+		}
+	}()
+	var dirFD func(dir string) int
+	dirFD = func(dir string) int {
+		if fd, ok := fds[dir]; ok {
+			return fd
+		}
+		up, name := path.Split(dir)
+		fd := -1
+		if pf := dirFD(strings.TrimSuffix(up, "/")); pf >= 0 {
+			fd, _ = unix.Openat(pf, name, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		}
+		fds[dir] = fd
+		return fd
 	}
-	defer unix.Close(fd)
-	if now, err := readAt(fd, name); err == nil {
-		m.after(c.Path, now, true)
+	for _, o := range below {
+		if o.Type != 0 {
+			continue
+		}
+		dir, name := path.Split(o.Path)
+		if fd := dirFD(strings.TrimSuffix(dir, "/")); fd >= 0 {
+			if now, err := readAt(fd, name); err == nil {
+				m.after(o.Path, now, true)
+			}
+		}
 	}
 }
 
