@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // newStage makes a stage for tests, outside ws.
@@ -86,5 +88,25 @@ func TestStaged_S11_WarmGoCache(t *testing.T) {
 	runs, _ := os.ReadDir(ws2 + ".runs")
 	if len(runs) != 0 {
 		t.Errorf("the command's cache layer was left behind: %d", len(runs))
+	}
+}
+
+// S11: a staged command's disk budget counts what its stage holds, so
+// processes the kernel reaps without adding up their writes (a parent
+// that ignores SIGCHLD) cannot write past it: issue 21 measured 3.2 GB
+// past the 2 GiB budget that way.
+func TestStaged_S11_DiskBudgetCountsTheStage(t *testing.T) {
+	const n = 16 << 20
+	ws := t.TempDir()
+	r, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Stage: newStage(t), Timeout: time.Minute,
+		Limits: Limits{DiskBytes: n, FileSizeBytes: 4 * n},
+		// perl sets SIGCHLD to SIG_IGN for real (bash's trap keeps its own
+		// handler): the kernel reaps the writers and counts them nowhere.
+		Command: `perl -e '$SIG{CHLD}="IGNORE"; for my $i (1..40) { if (!fork) { open my $f, ">", "f$i"; print $f "\0" x 1048576; close $f; exit } select(undef,undef,undef,0.12) } sleep 1; print "finished\n"'`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.DiskExceeded || strings.Contains(r.Stdout, "finished") {
+		t.Errorf("not stopped: %+v", r)
 	}
 }
