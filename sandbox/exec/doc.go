@@ -37,8 +37,16 @@
 //     namespace, so setsid'd grandchildren die with the command; the
 //     network namespace is empty (loopback down), so nothing connects.
 //     AllowNetwork drops the network namespace only.
+//   - staging (S9): with [Spec.Stage], the workspace is an overlay in
+//     the command's mount namespace whose upper layer is the stage, so
+//     nothing the command writes reaches the workspace; the caller
+//     merges the change set (sandbox/stage). The Go build cache is an
+//     overlay too: the workspace's cache above the user's, both
+//     read-only, the command's own layer on top (see gocache_linux.go).
+//     Staged, neither of the two control-file protections below applies:
+//     the merge classifies every path instead.
 //   - mount namespace (S6), made private so nothing propagates to the
-//     host: for a command the user did not approve ([Spec.UserApproved]),
+//     host: for an unstaged command the user did not approve ([Spec.UserApproved]),
 //     the workspace's existing control files ([sandbox.ControlPaths]:
 //     .git, .agentls, .vscode, .envrc, …, and where they lead through
 //     symlinks and gitfiles) are bind-mounted read-only over themselves.
@@ -82,8 +90,10 @@
 //     cgroup per command instead.
 //   - disk-budget (S6): the bytes all of the command's processes write
 //     to disk, in total ([Limits.DiskBytes], default 2 GiB), from the
-//     kernel's per-process I/O accounting, checked every 0.1 s; past it
-//     the command is killed ([Result.DiskExceeded]).
+//     kernel's per-process I/O accounting, checked every 0.1 s, and for
+//     a staged command what its stage, temp dir and cache layer hold
+//     (every 0.3 s: writers the kernel reaps uncounted cannot hide);
+//     past it the command is killed ([Result.DiskExceeded]).
 //   - pdeathsig: the command dies with the server.
 //
 // Descriptors above 2 that the server holds without O_CLOEXEC never
