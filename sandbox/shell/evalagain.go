@@ -239,8 +239,9 @@ func untrackedVar(name string) bool {
 	return len(name) == 1 && '1' <= name[0] && name[0] <= '9'
 }
 
-// numericSubst reports a command substitution that prints a number: the
-// count of wc, nproc or getconf, possibly at the end of a pipeline.
+// numericSubst reports a command substitution whose output holds nothing
+// arithmetic could run (a number, or date's and id's fixed forms): wc,
+// nproc, getconf, date, id, possibly at the end of a pipeline.
 func numericSubst(cs *syntax.CmdSubst) bool {
 	if len(cs.Stmts) != 1 {
 		return false
@@ -258,10 +259,23 @@ func numericSubst(cs *syntax.CmdSubst) bool {
 		return false
 	}
 	switch ce.Args[0].Lit() {
-	case "wc", "nproc", "getconf":
+	case "wc", "nproc", "getconf", "date", "id":
 		return true
 	}
 	return false
+}
+
+// numericWord reports a word that is one such substitution, quoted or not.
+func numericWord(w *syntax.Word) bool {
+	if w == nil || len(w.Parts) != 1 {
+		return false
+	}
+	p := w.Parts[0]
+	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		p = dq.Parts[0]
+	}
+	cs, ok := p.(*syntax.CmdSubst)
+	return ok && numericSubst(cs)
 }
 
 // nameArg checks a variable name that bash assigns or tests: a subscript

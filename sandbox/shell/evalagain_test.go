@@ -34,7 +34,7 @@ func TestShellPolicy_T21_SecondEvaluation(t *testing.T) {
 		"n=0; for f in *.go; do n=$((n+1)); done; echo $((n * 2))", "echo $((RANDOM % 6))", "echo $(( $# + 1 ))",
 		"printf -v x %s 1", "read -r line < README.md", "echo $((COLUMNS - 2))", "x=5; echo $((x * 2))",
 		"x=5; y=x; echo $((y))", "[[ 3 -gt 2 ]]", "x=1; [[ $x -eq 1 ]]", "[ \"$(cat VERSION)\" -ge 2 ]",
-		"echo $(( $(wc -l < README.md) + 1 ))", "echo $(( $(ls | wc -l) ))", "echo $((16#ff + 0x1f))",
+		"echo $(( $(wc -l < README.md) + 1 ))", "echo $(( $(ls | wc -l) ))", "echo $((16#ff + 0x1f))", "s=$(date +%s); echo $(( $(date +%s) - s ))",
 		"a[1]=x; echo ${a[1]}", "echo ${#x}", "echo ${x:-0}", "echo $((${N:-4} + 1))", "declare -i n=5",
 		"read -a arr < README.md", "test -v HOME", "[ -v x ]", "[[ -v x ]]", "unset x", "getopts ab opt",
 		"echo ${!a[@]}", "x=HOME; echo ${!x}", "echo ${x@Q}", "compgen -c gi", "let n=1+2",

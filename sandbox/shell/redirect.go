@@ -154,8 +154,11 @@ func (a *analyzer) assign(as *syntax.Assign, prefix bool) string {
 		a.substs(as.Array, false, name)
 	}
 	val := a.wordString(as.Value)
-	if as.Array != nil || as.Index != nil || as.Append {
+	switch {
+	case as.Array != nil || as.Index != nil || as.Append:
 		val = mUnknown + "$" + name
+	case numericWord(as.Value): // n=$(wc -l < f): safe in arithmetic (T21)
+		val = mArith
 	}
 	a.checkEnv(name, val, prefix)
 	if !prefix {
