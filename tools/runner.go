@@ -290,6 +290,7 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res
 		}
 		rec.ApprovedBy = by
 		env.userApproved = by == "user" || by == "user(always)"
+		env.sessionApproved = by == "session"
 	}
 	// T8: run, bounded in time, with panics contained.
 	res, err = r.run(cctx, t, &env, p.args)

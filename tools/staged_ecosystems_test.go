@@ -142,3 +142,32 @@ func TestPlant(t *testing.T) {
 		t.Errorf("the test's report did not land: %s", res.Content)
 	}
 }
+
+// S10: a command the user allowed for the session ("always") is staged
+// like one approved once: the second `git commit` lands its objects, refs
+// and index without a question about git's data (issue 21: "always" ran
+// in a stricter sandbox than Approve).
+func TestStaged_S10_AlwaysLikeApprove(t *testing.T) {
+	h := newStagedHarness(t, AnswerAlways)
+	os.RemoveAll(filepath.Join(h.root, ".git"))
+	if out, err := exec.Command("git", "init", "-q", h.root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	const commit = "git add -A && git -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m step"
+	raw, _ := json.Marshal(map[string]any{"command": commit})
+	r := NewRunner(h.reg, h.env(), &RunnerOptions{Allowed: allTools.Allowed, Policy: DefaultPolicy(ProfileEditor),
+		Approver: h.approver, Session: NewSession()})
+	for range 2 {
+		res, err := r.Call(t.Context(), "run_command", string(raw))
+		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 || strings.Contains(res.Content, "not landed") {
+			t.Fatalf("%v %s", err, res.Content)
+		}
+	}
+	if len(h.approver.reqs) != 1 {
+		t.Errorf("%d questions, want 1 (the first call's)", len(h.approver.reqs))
+	}
+	out, err := exec.Command("git", "-C", h.root, "rev-list", "--count", "HEAD").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "2" {
+		t.Errorf("commits on the host: %q %v", out, err)
+	}
+}

@@ -88,6 +88,9 @@ type Env struct {
 	// policy allow, not an earlier "always"); run_command may then write
 	// the control files (exec.Spec.UserApproved).
 	userApproved bool
+	// sessionApproved: an earlier "always" of the user's covers this
+	// call; a staged command's git data lands as after an approval.
+	sessionApproved bool
 }
 
 // Limits are the policy file's settings for what tools may reach while
