@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent/session"
+	"github.com/agentls/agentls/sandbox/stage"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -61,4 +62,27 @@ func (k *keeper) changed(ctx context.Context, rel string, applied bool, old []by
 	}
 	now, err := k.ws.ReadFile(context.WithoutCancel(ctx), rel)
 	k.run.Changed(rel, now, err == nil)
+}
+
+// commandCheckpoint keeps what a staged command's merge changes in the
+// run's checkpoint (S9): the merge's file states, as the session takes
+// them.
+type commandCheckpoint struct{ run *session.Run }
+
+// KeepAll implements tools.Checkpoint.
+func (c commandCheckpoint) KeepAll(files []stage.Before) []error {
+	kept := make([]session.Kept, len(files))
+	for i, f := range files {
+		kept[i] = session.Kept{Path: f.Path, Old: f.Old, Exists: f.Exists, TooBig: f.TooBig}
+	}
+	return c.run.KeepAll(kept)
+}
+
+// ChangedAll implements tools.Checkpoint.
+func (c commandCheckpoint) ChangedAll(files []stage.After) {
+	landed := make([]session.Landed, len(files))
+	for i, f := range files {
+		landed[i] = session.Landed{Path: f.Path, Hash: f.Hash, Exists: f.Exists}
+	}
+	c.run.ChangedAll(landed)
 }

@@ -31,7 +31,7 @@ func (s *Server) equip(r *run) error {
 		o.Protected = tools.NamedPaths(s.root, r.ext.Runs())
 	}
 	if r.srun != nil && !r.mode.ReadOnly() {
-		o.Checkpoint = r.srun // what commands change is revertable (S9)
+		o.Checkpoint = commandCheckpoint{r.srun} // what commands change is revertable (S9)
 	}
 	gw, err := tools.NewGateway(s.reg, o)
 	if err != nil {

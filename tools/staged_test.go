@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"os/exec"
 
 	sbexec "github.com/agentls/agentls/sandbox/exec"
+	"github.com/agentls/agentls/sandbox/stage"
 )
 
 // stagedHarness is a workspace whose command `sh attack.sh` runs without
@@ -60,18 +63,22 @@ func (h *stagedHarness) exists(rel string) bool {
 // memCheckpoint records what a merge keeps.
 type memCheckpoint struct{ before, after map[string]string }
 
-func (m *memCheckpoint) Keep(rel string, old []byte, existed bool) error {
-	m.before[rel] = string(old)
-	if !existed {
-		m.before[rel] = "<none>"
+func (m *memCheckpoint) KeepAll(files []stage.Before) []error {
+	for _, f := range files {
+		m.before[f.Path] = string(f.Old)
+		if !f.Exists {
+			m.before[f.Path] = "<none>"
+		}
 	}
-	return nil
+	return make([]error, len(files))
 }
 
-func (m *memCheckpoint) Changed(rel string, now []byte, exists bool) {
-	m.after[rel] = string(now)
-	if !exists {
-		m.after[rel] = "<none>"
+func (m *memCheckpoint) ChangedAll(files []stage.After) {
+	for _, f := range files {
+		m.after[f.Path] = f.Hash
+		if !f.Exists {
+			m.after[f.Path] = "<none>"
+		}
 	}
 }
 
@@ -151,7 +158,7 @@ func TestStaged_S11_OrdinaryWritesLandUnasked(t *testing.T) {
 			t.Errorf("%s did not land: %s", p, res.Content)
 		}
 	}
-	if h.cp.before["main.go"] != "package main\nfunc main(){}\n" || h.cp.after["main.go"] != "package main\n\nfunc main() {}\n" {
+	if h.cp.before["main.go"] != "package main\nfunc main(){}\n" || h.cp.after["main.go"] != sha("package main\n\nfunc main() {}\n") {
 		t.Errorf("checkpoint of main.go: before %q after %q", h.cp.before["main.go"], h.cp.after["main.go"])
 	}
 	if h.cp.before["Cargo.lock"] != "<none>" {
@@ -173,4 +180,9 @@ func TestStaged_S10_OwnFilesRefused(t *testing.T) {
 	if len(h.approver.reqs) != 0 || !strings.Contains(res.Content, "refused") {
 		t.Errorf("asked %d; result %s", len(h.approver.reqs), res.Content)
 	}
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -46,49 +46,84 @@ type keptFile struct {
 // an error wrapping [ErrNotKept] when a limit or a write failure keeps it
 // out: the change may go on, but a revert will refuse the file.
 func (r *Run) Keep(path string, old []byte, exists bool) error {
+	return r.KeepAll([]Kept{{Path: path, Old: old, Exists: exists}})[0]
+}
+
+// Kept is a file's state before a change, for [Run.KeepAll]: its content
+// Old, or Exists false (the change creates it); TooBig says its content
+// was too large to pass, so it cannot be kept.
+type Kept struct {
+	Path   string
+	Old    []byte
+	Exists bool
+	TooBig bool
+}
+
+// KeepAll is [Run.Keep] for many files, with one durable write of their
+// records: what one command's merge changes (S9). It returns each file's
+// error (nil when kept).
+func (r *Run) KeepAll(files []Kept) []error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if k, ok := r.kept[path]; ok {
-		if !k.kept {
-			return fmt.Errorf("%w: %s", ErrNotKept, path)
+	errs := make([]error, len(files))
+	var recs []*record
+	for i, f := range files {
+		rec, err := r.keepOne(f)
+		errs[i] = err
+		if rec != nil {
+			recs = append(recs, rec)
 		}
-		return nil
+	}
+	if len(recs) > 0 {
+		r.s.mu.Lock()
+		for _, rec := range recs {
+			r.s.apply(rec)
+		}
+		_ = r.s.writeNow(recs...)
+		r.s.mu.Unlock()
+	}
+	return errs
+}
+
+// keepOne keeps one file (r.mu held) and returns its record, or nil when
+// the path was kept (or refused) before in this run.
+func (r *Run) keepOne(f Kept) (*record, error) {
+	if k, ok := r.kept[f.Path]; ok {
+		if !k.kept {
+			return nil, fmt.Errorf("%w: %s", ErrNotKept, f.Path)
+		}
+		return nil, nil
 	}
 	if r.kept == nil {
 		r.kept = map[string]*keptFile{}
 	}
-	k := &keptFile{create: !exists, kept: true}
-	if exists {
-		k.before = Hash(old)
+	k := &keptFile{create: !f.Exists, kept: true}
+	if f.Exists && !f.TooBig {
+		k.before = Hash(f.Old)
 	}
-	r.kept[path] = k
+	r.kept[f.Path] = k
 	lim := r.s.st.limits
 	var err error
 	switch {
-	case !exists:
-	case int64(len(old)) > lim.FileBytes:
-		err = fmt.Errorf("%w: %s is larger than %d bytes", ErrNotKept, path, lim.FileBytes)
+	case !f.Exists:
+	case f.TooBig || int64(len(f.Old)) > lim.FileBytes:
+		err = fmt.Errorf("%w: %s is larger than %d bytes", ErrNotKept, f.Path, lim.FileBytes)
 	case r.files >= lim.RunFiles:
-		err = fmt.Errorf("%w: %s: the run changed more than %d files", ErrNotKept, path, lim.RunFiles)
-	case r.bytes+int64(len(old)) > lim.RunBytes:
-		err = fmt.Errorf("%w: %s: the run's checkpoint holds %d bytes already", ErrNotKept, path, r.bytes)
+		err = fmt.Errorf("%w: %s: the run changed more than %d files", ErrNotKept, f.Path, lim.RunFiles)
+	case r.bytes+int64(len(f.Old)) > lim.RunBytes:
+		err = fmt.Errorf("%w: %s: the run's checkpoint holds %d bytes already", ErrNotKept, f.Path, r.bytes)
 	default:
-		if werr := r.s.putBlob(r.N, k.before, old); werr != nil {
-			err = fmt.Errorf("%w: %s: %v", ErrNotKept, path, werr)
+		if werr := r.s.putBlob(r.N, k.before, f.Old); werr != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrNotKept, f.Path, werr)
 		}
 	}
 	if err != nil {
 		k.kept = false
 	} else {
 		r.files++
-		r.bytes += int64(len(old))
+		r.bytes += int64(len(f.Old))
 	}
-	r.s.mu.Lock()
-	rec := &record{Kind: kindChange, Time: time.Now().UTC(), Run: r.N, Path: path, Before: k.before, Create: k.create, Kept: k.kept}
-	r.s.apply(rec)
-	_ = r.s.writeNow(rec)
-	r.s.mu.Unlock()
-	return err
+	return &record{Kind: kindChange, Time: time.Now().UTC(), Run: r.N, Path: f.Path, Before: k.before, Create: k.create, Kept: k.kept}, err
 }
 
 // Changed records what the run left in path after a change was proposed:
@@ -96,22 +131,46 @@ func (r *Run) Keep(path string, old []byte, exists bool) error {
 // did not land, a deletion). A change that did not land is recorded with
 // the content it found, so the file counts as unchanged.
 func (r *Run) Changed(path string, now []byte, exists bool) {
+	l := Landed{Path: path, Exists: exists}
+	if exists {
+		l.Hash = Hash(now)
+	}
+	r.ChangedAll([]Landed{l})
+}
+
+// Landed is a file's state after a change, for [Run.ChangedAll]: the
+// [Hash] of its content, or Exists false.
+type Landed struct {
+	Path, Hash string
+	Exists     bool
+}
+
+// ChangedAll is [Run.Changed] for many files, by their hashes.
+func (r *Run) ChangedAll(files []Landed) {
+	var recs []*record
 	r.mu.Lock()
-	k, ok := r.kept[path]
+	for _, f := range files {
+		k, ok := r.kept[f.Path]
+		if !ok {
+			continue // never kept: not a change of this run's checkpoint
+		}
+		after := absent
+		if f.Exists {
+			after = f.Hash
+		}
+		recs = append(recs, &record{Kind: kindChange, Time: time.Now().UTC(), Run: r.N, Path: f.Path, Before: k.before, Create: k.create, Kept: k.kept, After: after})
+	}
 	r.mu.Unlock()
-	if !ok {
-		return // never kept: not a change of this run's checkpoint
+	if len(recs) == 0 {
+		return
 	}
 	s := r.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	after := absent
-	if exists {
-		after = Hash(now)
+	for _, rec := range recs {
+		s.apply(rec)
 	}
-	rec := &record{Kind: kindChange, Time: time.Now().UTC(), Run: r.N, Path: path, Before: k.before, Create: k.create, Kept: k.kept, After: after}
-	s.apply(rec)
-	_ = s.write(true, rec)
+	_ = s.write(true, recs...)
 }
 
 // blobDir is the checkpoint directory of run n.

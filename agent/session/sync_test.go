@@ -149,3 +149,35 @@ func TestSession_Issue16_QuickTurnsShareOneFsync(t *testing.T) {
 		t.Errorf("%d fsyncs for five quick turns and the end, want 1", n)
 	}
 }
+
+// TestKeepAll_S9_OneDurableWrite: a command's merge keeps a thousand
+// files' previous states with one fsync, not one each (a build writes
+// thousands of files), and the revert target lists them all.
+func TestKeepAll_S9_OneDurableWrite(t *testing.T) {
+	st, _ := newStore(t, t.TempDir())
+	s, r := beginRun(t, st)
+	s.waitSynced()
+	release, count := slowFsync(t, st)
+	release()
+	files := make([]Kept, 1000)
+	landed := make([]Landed, 1000)
+	for i := range files {
+		files[i] = Kept{Path: fmt.Sprintf("out/f%d", i)}
+		landed[i] = Landed{Path: files[i].Path, Hash: Hash([]byte("x")), Exists: true}
+	}
+	files[0] = Kept{Path: "main.go", Old: []byte("package main\n"), Exists: true}
+	files[1] = Kept{Path: "big.bin", Exists: true, TooBig: true}
+	landed[0].Path, landed[1].Path = "main.go", "big.bin"
+	errs := r.KeepAll(files)
+	if n := count.Load(); n != 1 {
+		t.Errorf("%d fsyncs for one merge, want 1", n)
+	}
+	if errs[0] != nil || errs[1] == nil {
+		t.Errorf("errors: main.go %v, big.bin %v", errs[0], errs[1])
+	}
+	r.ChangedAll(landed)
+	info, err := s.RevertTarget(r.N)
+	if err != nil || len(info.Changes) != 1000 {
+		t.Fatalf("revert target: %v, %d changes", err, len(info.Changes))
+	}
+}

@@ -12,20 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// MaxKeep is the most of one file's content the merge reads for the
-// checkpoint; a larger file is passed cut to MaxKeep+1 bytes, which a
-// checkpoint with a lower limit refuses to keep (the change still lands,
-// and a revert refuses the file).
-const MaxKeep = 16 << 20
-
-// Checkpoint receives, for each regular file a merge changes, its
-// content before (existed false: it did not exist) and after (exists
-// false: the merge removed it). agent/session's Run implements it.
-type Checkpoint interface {
-	Keep(rel string, old []byte, existed bool) error
-	Changed(rel string, now []byte, exists bool)
-}
-
 // Failure is a change that could not land, and why.
 type Failure struct {
 	Change *Change
@@ -45,13 +31,19 @@ type Report struct {
 // whole subtree lands moves with one rename. Every path is opened one
 // component at a time without following a symlink, so nothing lands
 // through a link the workspace or the command placed. cp (may be nil)
-// gets each regular file's content before and after.
+// gets every regular file's state before anything changes and after.
 func Merge(set *Set, changes []*Change, cp Checkpoint) (*Report, error) {
 	m, err := newMerger(set, changes, cp)
 	if err != nil {
 		return nil, err
 	}
 	defer m.close()
+	m.planTrees()
+	var befores []Before
+	if cp != nil {
+		befores = m.befores(changes)
+		cp.KeepAll(befores) // a file not kept still changes; its revert is refused
+	}
 	rep := &Report{}
 	for _, c := range changes {
 		if m.done[c] {
@@ -65,9 +57,12 @@ func Merge(set *Set, changes []*Change, cp Checkpoint) (*Report, error) {
 		rep.Landed = append(rep.Landed, c)
 	}
 	for _, c := range changes {
-		if m.done[c] && m.moved[c] {
+		if m.landed[c] {
 			rep.Landed = append(rep.Landed, c)
 		}
+	}
+	if cp != nil {
+		cp.ChangedAll(m.afters(befores))
 	}
 	return rep, nil
 }
@@ -75,16 +70,20 @@ func Merge(set *Set, changes []*Change, cp Checkpoint) (*Report, error) {
 type merger struct {
 	set     *Set
 	cp      Checkpoint
-	root    int // the workspace, O_PATH-free directory descriptor
-	upper   int
+	root    int // the workspace
+	upper   int // the stage's upper layer
 	sameFS  bool
 	selects map[*Change]bool
 	done    map[*Change]bool
-	moved   map[*Change]bool // landed with their directory's rename
+	whole   map[*Change]bool  // new directories that move with one rename
+	landed  map[*Change]bool  // moved with their directory
+	hashes  map[string]string // files landed: their content's hash
+	gone    map[string]bool   // workspace paths deleted (a directory with all beneath)
 }
 
 func newMerger(set *Set, changes []*Change, cp Checkpoint) (*merger, error) {
-	m := &merger{set: set, cp: cp, root: -1, upper: -1, selects: map[*Change]bool{}, done: map[*Change]bool{}, moved: map[*Change]bool{}}
+	m := &merger{set: set, cp: cp, root: -1, upper: -1, selects: map[*Change]bool{}, done: map[*Change]bool{},
+		whole: map[*Change]bool{}, landed: map[*Change]bool{}, hashes: map[string]string{}, gone: map[string]bool{}}
 	var err error
 	if m.root, err = openDir(set.Root); err != nil {
 		return nil, fmt.Errorf("stage: opening the workspace: %w", err)
@@ -113,6 +112,27 @@ func (m *merger) close() {
 
 func openDir(p string) (int, error) {
 	return unix.Open(p, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+}
+
+// planTrees finds the new directories whose every change beneath lands,
+// on the stage's file system: each moves with one rename.
+func (m *merger) planTrees() {
+	if !m.sameFS {
+		return
+	}
+	for c := range m.selects {
+		if c.Op != Add || !c.IsDir() {
+			continue
+		}
+		whole := true
+		for _, o := range m.set.Changes {
+			if o != c && under(o.Path, c.Path) && !m.selects[o] {
+				whole = false
+				break
+			}
+		}
+		m.whole[c] = whole
+	}
 }
 
 // skipBelow marks the changes beneath a failed directory as done: they
@@ -177,53 +197,39 @@ func (m *merger) file(pfd int, name string, c *Change) error {
 		return err
 	}
 	defer unix.Close(ufd)
-	now, err := readAt(ufd, name)
-	if err != nil {
-		return err
-	}
-	if err := m.before(pfd, name, c); err != nil {
-		return err
+	var sum string
+	if m.cp != nil {
+		if sum, err = hashAt(ufd, name); err != nil {
+			return err
+		}
 	}
 	if m.sameFS {
-		flags := uint(0)
-		if c.Op == Add {
-			flags = unix.RENAME_NOREPLACE
-		}
-		err = unix.Renameat2(ufd, name, pfd, name, flags)
+		err = unix.Renameat2(ufd, name, pfd, name, renameFlags(c))
 	} else {
 		err = m.copyIn(ufd, pfd, name, c)
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		m.hashes[c.Path] = sum
 	}
-	m.after(c.Path, now, true)
-	return nil
+	return err
 }
 
-// before keeps the workspace's content of name for the checkpoint.
-func (m *merger) before(pfd int, name string, c *Change) error {
-	if m.cp == nil {
-		return nil
-	}
+// renameFlags: an added path must not replace one that appeared since.
+func renameFlags(c *Change) uint {
 	if c.Op == Add {
-		return m.keep(c.Path, nil, false)
+		return unix.RENAME_NOREPLACE
 	}
-	old, err := readAt(pfd, name)
-	if err != nil {
-		return fmt.Errorf("reading the previous content: %w", err)
-	}
-	return m.keep(c.Path, old, true)
+	return 0
 }
 
-func (m *merger) keep(rel string, old []byte, existed bool) error {
-	m.cp.Keep(rel, old, existed) // a file not kept still changes; its revert is refused
-	return nil
-}
-
-func (m *merger) after(rel string, now []byte, exists bool) {
-	if m.cp != nil {
-		m.cp.Changed(rel, now, exists)
+// tempName is the name a file or symlink is made under before it is
+// renamed into place.
+func tempName(name string) string {
+	t := ".agentls-merge-" + name
+	if len(t) > 255 {
+		t = t[:255]
 	}
+	return t
 }
 
 // copyIn copies the upper file into a temporary file beside its target
@@ -235,10 +241,7 @@ func (m *merger) copyIn(ufd, pfd int, name string, c *Change) error {
 	}
 	in := os.NewFile(uintptr(src), name)
 	defer in.Close()
-	tmp := ".agentls-merge-" + name
-	if len(tmp) > 255 {
-		tmp = tmp[:255]
-	}
+	tmp := tempName(name)
 	dst, err := unix.Openat(pfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(c.Perm))
 	if err != nil {
 		return err
@@ -252,11 +255,7 @@ func (m *merger) copyIn(ufd, pfd int, name string, c *Change) error {
 		err = cerr
 	}
 	if err == nil {
-		flags := uint(0)
-		if c.Op == Add {
-			flags = unix.RENAME_NOREPLACE
-		}
-		err = unix.Renameat2(pfd, tmp, pfd, name, flags)
+		err = unix.Renameat2(pfd, tmp, pfd, name, renameFlags(c))
 	}
 	if err != nil {
 		unix.Unlinkat(pfd, tmp, 0)
@@ -266,18 +265,11 @@ func (m *merger) copyIn(ufd, pfd int, name string, c *Change) error {
 
 // symlink lands a symlink: made under a temporary name, renamed over.
 func (m *merger) symlink(pfd int, name string, c *Change) error {
-	tmp := ".agentls-merge-" + name
-	if len(tmp) > 255 {
-		tmp = tmp[:255]
-	}
+	tmp := tempName(name)
 	if err := unix.Symlinkat(c.Target, pfd, tmp); err != nil {
 		return err
 	}
-	flags := uint(0)
-	if c.Op == Add {
-		flags = unix.RENAME_NOREPLACE
-	}
-	if err := unix.Renameat2(pfd, tmp, pfd, name, flags); err != nil {
+	if err := unix.Renameat2(pfd, tmp, pfd, name, renameFlags(c)); err != nil {
 		unix.Unlinkat(pfd, tmp, 0)
 		return err
 	}
@@ -285,18 +277,9 @@ func (m *merger) symlink(pfd int, name string, c *Change) error {
 }
 
 // addDir lands a new directory: with its whole subtree in one rename
-// when every change beneath it lands and the stage shares the
-// workspace's file system, else empty (its entries follow).
+// when [merger.planTrees] found it can, else empty (its entries follow).
 func (m *merger) addDir(pfd int, name string, c *Change) error {
-	var below []*Change
-	whole := m.sameFS
-	for _, o := range m.set.Changes {
-		if o != c && under(o.Path, c.Path) {
-			below = append(below, o)
-			whole = whole && m.selects[o]
-		}
-	}
-	if !whole {
+	if !m.whole[c] {
 		return unix.Mkdirat(pfd, name, uint32(c.Perm))
 	}
 	updir, _ := path.Split(c.Path)
@@ -305,67 +288,24 @@ func (m *merger) addDir(pfd int, name string, c *Change) error {
 		return err
 	}
 	defer unix.Close(ufd)
-	if m.cp != nil {
-		for _, o := range below {
-			if o.Type == 0 {
-				m.keep(o.Path, nil, false)
-			}
-		}
-	}
 	if err := unix.Renameat2(ufd, name, pfd, name, unix.RENAME_NOREPLACE); err != nil {
 		return err
 	}
-	for _, o := range below {
-		m.done[o], m.moved[o] = true, true
+	var below []*Change
+	for _, o := range m.set.Changes {
+		if o != c && under(o.Path, c.Path) && m.selects[o] && !m.done[o] {
+			m.done[o], m.landed[o] = true, true
+			below = append(below, o)
+		}
 	}
 	if m.cp != nil {
-		m.afterMoved(pfd, c.Path, below)
+		m.hashMoved(pfd, c.Path, below)
 	}
 	return nil
 }
 
-// afterMoved records the files that landed with the directory top
-// (beneath pfd), opening each directory once, never through a symlink.
-func (m *merger) afterMoved(pfd int, top string, below []*Change) {
-	parent, _ := path.Split(top)
-	fds := map[string]int{strings.TrimSuffix(parent, "/"): pfd}
-	defer func() {
-		for d, fd := range fds {
-			if fd != pfd && fd >= 0 {
-				unix.Close(fd)
-			}
-			delete(fds, d)
-		}
-	}()
-	var dirFD func(dir string) int
-	dirFD = func(dir string) int {
-		if fd, ok := fds[dir]; ok {
-			return fd
-		}
-		up, name := path.Split(dir)
-		fd := -1
-		if pf := dirFD(strings.TrimSuffix(up, "/")); pf >= 0 {
-			fd, _ = unix.Openat(pf, name, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		}
-		fds[dir] = fd
-		return fd
-	}
-	for _, o := range below {
-		if o.Type != 0 {
-			continue
-		}
-		dir, name := path.Split(o.Path)
-		if fd := dirFD(strings.TrimSuffix(dir, "/")); fd >= 0 {
-			if now, err := readAt(fd, name); err == nil {
-				m.after(o.Path, now, true)
-			}
-		}
-	}
-}
-
 // remove deletes name beneath pfd: a file or symlink, or a directory
-// with everything in it, never following a symlink; each regular file's
-// content goes to the checkpoint first.
+// with everything in it, never following a symlink.
 func (m *merger) remove(pfd int, name, rel string) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(pfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -374,72 +314,64 @@ func (m *merger) remove(pfd int, name, rel string) error {
 		}
 		return err
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFDIR:
+	flags := 0
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		fd, err := unix.Openat(pfd, name, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return err
 		}
-		err = m.removeEntries(fd, rel)
+		err = removeEntries(fd, rel)
 		unix.Close(fd)
 		if err != nil {
 			return err
 		}
-		return unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
-	case unix.S_IFREG:
-		if m.cp != nil {
-			old, err := readAt(pfd, name)
+		flags = unix.AT_REMOVEDIR
+	}
+	if err := unix.Unlinkat(pfd, name, flags); err != nil {
+		return err
+	}
+	m.gone[rel] = true
+	return nil
+}
+
+// removeEntries removes everything in the directory fd.
+func removeEntries(fd int, rel string) error {
+	names, err := readNames(fd)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", rel, err)
+	}
+	for _, n := range names {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+		flags := 0
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			sub, err := unix.Openat(fd, n, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err != nil {
 				return err
 			}
-			m.keep(rel, old, true)
-			defer m.after(rel, nil, false)
+			err = removeEntries(sub, rel+"/"+n)
+			unix.Close(sub)
+			if err != nil {
+				return err
+			}
+			flags = unix.AT_REMOVEDIR
 		}
-	}
-	return unix.Unlinkat(pfd, name, 0)
-}
-
-func (m *merger) removeEntries(fd int, rel string) error {
-	d := os.NewFile(uintptr(mustDup(fd)), rel)
-	if d == nil {
-		return errors.New("cannot read " + rel)
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return err
-	}
-	for _, n := range names {
-		if err := m.remove(fd, n, rel+"/"+n); err != nil {
+		if err := unix.Unlinkat(fd, n, flags); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func mustDup(fd int) int {
-	n, err := unix.Dup(fd)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-// readAt reads the regular file name beneath dirfd, at most MaxKeep+1
-// bytes, without following a symlink or blocking on a FIFO.
-func readAt(dirfd int, name string) ([]byte, error) {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+// readNames lists the directory fd (a duplicate is read, fd stays open).
+func readNames(fd int) ([]string, error) {
+	dup, err := unix.Dup(fd)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	return io.ReadAll(io.LimitReader(f, MaxKeep+1))
+	d := os.NewFile(uintptr(dup), "dir")
+	defer d.Close()
+	return d.Readdirnames(-1)
 }

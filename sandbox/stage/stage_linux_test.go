@@ -201,19 +201,23 @@ func TestRead_S10_Conflict(t *testing.T) {
 
 type memCheckpoint struct{ before, after map[string]string }
 
-func (m *memCheckpoint) Keep(rel string, old []byte, existed bool) error {
-	if !existed {
-		old = []byte("<none>")
+func (m *memCheckpoint) KeepAll(files []Before) []error {
+	for _, f := range files {
+		m.before[f.Path] = string(f.Old)
+		if !f.Exists {
+			m.before[f.Path] = "<none>"
+		}
 	}
-	m.before[rel] = string(old)
-	return nil
+	return make([]error, len(files))
 }
 
-func (m *memCheckpoint) Changed(rel string, now []byte, exists bool) {
-	if !exists {
-		now = []byte("<none>")
+func (m *memCheckpoint) ChangedAll(files []After) {
+	for _, f := range files {
+		m.after[f.Path] = f.Hash
+		if !f.Exists {
+			m.after[f.Path] = "<none>"
+		}
 	}
-	m.after[rel] = string(now)
 }
 
 // S9: the merge lands every change, keeps each file's previous content
@@ -253,7 +257,7 @@ func TestMerge_S9_Lands(t *testing.T) {
 			t.Errorf("checkpoint before %s = %q, want %q", p, cp.before[p], w)
 		}
 	}
-	if cp.after["gone"] != "<none>" || cp.after["a"] != "a\nmore\n" || cp.after["new/d/n"] != "n\n" {
+	if cp.after["gone"] != "<none>" || cp.after["old/x"] != "<none>" || cp.after["a"] != hashOf([]byte("a\nmore\n")) || cp.after["new/d/n"] != hashOf([]byte("n\n")) {
 		t.Errorf("checkpoint after: %q", cp.after)
 	}
 }
