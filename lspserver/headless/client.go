@@ -203,9 +203,11 @@ func (c *client) initParams() *protocol.InitializeParams {
 	t, f := true, false
 	pid := int32(os.Getpid())
 	root := uri.File(c.root)
-	// Editing a proposed text (human_confirm "modify") needs a person.
+	// Editing a proposed text (human_confirm "modify") needs a person. Run
+	// events tell the terminal each tool call's outcome (run_event.go).
 	exp, _ := json.Marshal(command.Experimental{Agentls: command.ClientCapabilities{
 		SaveDocuments: true, EditText: c.o.Approve == ApproveAsk, Unattended: c.o.Approve == ApproveNever,
+		RunEvents: true,
 	}})
 	return &protocol.InitializeParams{
 		ProcessID: &pid,

@@ -55,6 +55,8 @@ func (c *client) notification(method string, params jsonrpc2.RawMessage) {
 		}
 	case "textDocument/publishDiagnostics":
 		c.out.diagnostics(c.root, params)
+	case command.MethodRunEvent:
+		c.runEvent(json.RawMessage(params))
 	}
 }
 
