@@ -1,5 +1,6 @@
 // The live run view (DESIGN.md E16): one output channel per run with the
-// model's text as it streams and each tool call with its outcome, a status
+// model's text as it streams and each tool call with its outcome (under a
+// command, the files it added, changed and deleted that landed), a status
 // bar item (click: cancel the running runs), a cancellable progress
 // notification, and plans kept as markdown documents.
 //
@@ -134,8 +135,7 @@ export class Runs implements vscode.Disposable {
 				this.busy(run, `turn ${e.turn}: ${e.tool}`);
 				break;
 			case 'toolResult':
-				run.line(`${sub}${toolResultText(e)}`);
-				for (const l of (e.output ?? '').split('\n').filter((l) => l.trim() !== '').slice(0, 6)) run.line(`${sub}    │ ${l}`);
+				for (const l of toolResultLines(e)) run.line(`${sub}${l}`);
 				break;
 			case 'log':
 				run.line(`${sub}[${e.level}] ${e.message}`);
@@ -210,10 +210,84 @@ export class Runs implements vscode.Disposable {
 
 /** toolResultText renders a tool call's outcome: exit code for commands, the code of a refusal. */
 export function toolResultText(e: protocol.RunEvent): string {
-	const subject = e.subject ? ` ${e.subject}` : '';
-	if (!e.ok) return `  ✗ ${e.tool}${subject} refused: ${e.code ?? 'error'}${e.message ? ` — ${e.message}` : ''}`;
-	if (e.exitCode !== undefined) return `  ${e.exitCode === 0 ? '✓' : '✗'} ${e.tool}${subject}: exit ${e.exitCode}`;
-	return `  ✓ ${e.tool}${subject}`;
+	const tool = visible(e.tool ?? '?');
+	const subject = e.subject ? ` ${visible(e.subject)}` : '';
+	if (!e.ok) return `  ✗ ${tool}${subject} refused: ${visible(e.code ?? 'error')}${e.message ? ` — ${visible(e.message)}` : ''}`;
+	if (e.exitCode !== undefined && e.exitCode !== null) return `  ${e.exitCode === 0 ? '✓' : '✗'} ${tool}${subject}: exit ${e.exitCode}`;
+	return `  ✓ ${tool}${subject}`;
+}
+
+/** MAX_FILE_LINES bounds the files listed under one command; the rest are counted. */
+export const MAX_FILE_LINES = 100;
+
+/** MAX_OUTPUT_LINES is how many non-empty lines of a result's head the view shows. */
+const MAX_OUTPUT_LINES = 6;
+
+/**
+ * toolResultLines renders a tool call's outcome for the run view: the outcome, the files a
+ * command changed that landed (issue 21, S9), then the head of the output without the
+ * `[files …]` lines the list repeats. Text from the model, a command or the repository has
+ * its control characters made visible (T22).
+ */
+export function toolResultLines(e: protocol.RunEvent): string[] {
+	const files = e.files ?? [];
+	const lines = [toolResultText(e), ...fileLines(files)];
+	for (const l of outputLines(e.output ?? '', files.length > 0).slice(0, MAX_OUTPUT_LINES)) lines.push(`    │ ${visibleLine(l)}`);
+	return lines;
+}
+
+/** fileLines lists a command's landed files, one a line: `    + added new.txt`, `    ~ changed main.go`, `    - deleted old.txt`. */
+export function fileLines(files: protocol.CommandFile[]): string[] {
+	const lines = files.slice(0, MAX_FILE_LINES).map((f) => `    ${changeMark(f.change)} ${visible(f.change)} ${visible(f.path)}`);
+	if (files.length > MAX_FILE_LINES) lines.push(`    … and ${files.length - MAX_FILE_LINES} more files`);
+	return lines;
+}
+
+function changeMark(change: string): string {
+	return change === 'added' ? '+' : change === 'deleted' ? '-' : '~';
+}
+
+/**
+ * outputLines returns the non-empty lines of a result's head; when the files are listed,
+ * without the `[files added|changed|deleted: …]` lines before the command's own output
+ * (a command that prints such a line keeps it).
+ */
+export function outputLines(output: string, listed: boolean): string[] {
+	const out: string[] = [];
+	let own = false;
+	for (const l of output.split('\n')) {
+		if (l.trim() === '') continue;
+		if (l === '[stdout]' || l === '[stderr]') own = true;
+		if (listed && !own && /^\[files (added|changed|deleted): /.test(l)) continue;
+		out.push(l);
+	}
+	return out;
+}
+
+/**
+ * visible returns s with every control character made visible (T22), as the server's
+ * sandbox.Visible does: C0 controls and DEL become \xNN (\n, \r, \t by name), C1 controls
+ * and the format characters that reorder or hide text (bidi overrides, zero-width
+ * characters, the BOM) become \uNNNN, and so does a lone surrogate. A backslash stays.
+ */
+export function visible(s: string): string {
+	if (!/[\u0000-\u001f\u007f-\u009f\p{Cf}\ud800-\udfff]/u.test(s)) return s;
+	let out = '';
+	for (const ch of s) {
+		const c = ch.codePointAt(0) ?? 0;
+		if (ch === '\n') out += '\\n';
+		else if (ch === '\r') out += '\\r';
+		else if (ch === '\t') out += '\\t';
+		else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+		else if ((c >= 0x80 && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff) || /\p{Cf}/u.test(ch)) out += `\\u${c.toString(16).padStart(4, '0')}`;
+		else out += ch;
+	}
+	return out;
+}
+
+/** visibleLine is a line of output made visible, its tabs kept: they only move the text right. */
+export function visibleLine(l: string): string {
+	return l.split('\t').map(visible).join('\t');
 }
 
 /** stepText renders a result step: `run_command exit 126`, `edit_file ok`, `read_file approval_denied`. */

@@ -1,7 +1,8 @@
 -- The live run view of agentls for Neovim (DESIGN.md E16): one scratch
 -- buffer per run (agentls://run/N) with the model's text as it streams and
--- each tool call with its outcome (the command, its exit code, the first
--- lines of its output; a refused call with its error code), a statusline
+-- each tool call with its outcome (the command, its exit code, the files it
+-- added, changed and deleted, the first lines of its output; a refused call
+-- with its error code), a statusline
 -- component, and plans kept as markdown documents.
 --
 --   :AgentRuns [N]   reopen the run buffer N (default: the newest)
@@ -60,16 +61,172 @@ local function text(run, piece)
   run.mid_line = parts[#parts] ~= ""
 end
 
+-- The format characters (Unicode category Cf, as Go's unicode.Cf has
+-- them) that reorder or hide text: bidi overrides and isolates,
+-- zero-width characters, the BOM, tags.
+local format_chars = {
+  { 0xad, 0xad }, { 0x600, 0x605 }, { 0x61c, 0x61c }, { 0x6dd, 0x6dd }, { 0x70f, 0x70f },
+  { 0x890, 0x891 }, { 0x8e2, 0x8e2 }, { 0x180e, 0x180e }, { 0x200b, 0x200f }, { 0x202a, 0x202e },
+  { 0x2060, 0x2064 }, { 0x2066, 0x206f }, { 0xfeff, 0xfeff }, { 0xfff9, 0xfffb }, { 0x110bd, 0x110bd },
+  { 0x110cd, 0x110cd }, { 0x13430, 0x1343f }, { 0x1bca0, 0x1bca3 }, { 0x1d173, 0x1d17a },
+  { 0xe0001, 0xe0001 }, { 0xe0020, 0xe007f },
+}
+
+local function hidden(c)
+  if c >= 0x80 and c < 0xa0 then
+    return true -- C1 controls
+  end
+  for _, r in ipairs(format_chars) do
+    if c >= r[1] and c <= r[2] then
+      return true
+    end
+  end
+  return false
+end
+
+-- decode returns the code point of the UTF-8 sequence at byte i of s and
+-- its length, or nil and 1 for a byte that starts no valid sequence.
+local function decode(s, i)
+  local b = s:byte(i)
+  if b < 0x80 then
+    return b, 1
+  end
+  local n, c, min
+  if b >= 0xc2 and b <= 0xdf then
+    n, c, min = 2, b - 0xc0, 0x80
+  elseif b >= 0xe0 and b <= 0xef then
+    n, c, min = 3, b - 0xe0, 0x800
+  elseif b >= 0xf0 and b <= 0xf4 then
+    n, c, min = 4, b - 0xf0, 0x10000
+  else
+    return nil, 1
+  end
+  for k = 1, n - 1 do
+    local x = s:byte(i + k)
+    if not x or x < 0x80 or x > 0xbf then
+      return nil, 1
+    end
+    c = c * 64 + (x - 0x80)
+  end
+  if c < min or c > 0x10ffff or (c >= 0xd800 and c <= 0xdfff) then
+    return nil, 1
+  end
+  return c, n
+end
+
+local named = { [9] = "\\t", [10] = "\\n", [13] = "\\r" }
+
+-- visible returns s with every control character made visible (T22), as
+-- the server's sandbox.Visible does: C0 controls and DEL become \xNN (\n,
+-- \r, \t by name), C1 controls and the format characters that reorder or
+-- hide text (bidi overrides, zero-width characters) become \uNNNN, and a
+-- byte that is not UTF-8 becomes \xNN. A backslash stays.
+function M.visible(s)
+  s = tostring(s or "")
+  if not s:find("[%z\1-\31\127-\255]") then
+    return s
+  end
+  local out, i = {}, 1
+  while i <= #s do
+    local c, n = decode(s, i)
+    if c == nil then
+      table.insert(out, string.format("\\x%02x", s:byte(i)))
+    elseif named[c] then
+      table.insert(out, named[c])
+    elseif c < 0x20 or c == 0x7f then
+      table.insert(out, string.format("\\x%02x", c))
+    elseif hidden(c) then
+      table.insert(out, string.format("\\u%04x", c))
+    else
+      table.insert(out, s:sub(i, i + n - 1))
+    end
+    i = i + n
+  end
+  return table.concat(out)
+end
+
+-- visible_line is a line of output made visible, its tabs kept: they only move the text right.
+local function visible_line(l)
+  local parts = vim.split(l, "\t", { plain = true })
+  for k, p in ipairs(parts) do
+    parts[k] = M.visible(p)
+  end
+  return table.concat(parts, "\t")
+end
+
 -- tool_result renders a tool call's outcome: exit code for commands, the code of a refusal.
 function M.tool_result_text(e)
-  local subject = (e.subject and e.subject ~= "") and (" " .. e.subject) or ""
+  local tool = M.visible(e.tool or "?")
+  local subject = (type(e.subject) == "string" and e.subject ~= "") and (" " .. M.visible(e.subject)) or ""
   if not e.ok then
-    return string.format("  ✗ %s%s refused: %s%s", e.tool or "?", subject, e.code or "error", e.message and (" — " .. e.message) or "")
+    local msg = (type(e.message) == "string" and e.message ~= "") and (" — " .. M.visible(e.message)) or ""
+    return string.format("  ✗ %s%s refused: %s%s", tool, subject, M.visible(e.code or "error"), msg)
   end
   if e.exitCode ~= nil and e.exitCode ~= vim.NIL then
-    return string.format("  %s %s%s: exit %d", e.exitCode == 0 and "✓" or "✗", e.tool, subject, e.exitCode)
+    return string.format("  %s %s%s: exit %d", e.exitCode == 0 and "✓" or "✗", tool, subject, e.exitCode)
   end
-  return string.format("  ✓ %s%s", e.tool or "?", subject)
+  return string.format("  ✓ %s%s", tool, subject)
+end
+
+-- How many files are listed under one command (the rest are counted), and
+-- how many non-empty lines of a result's head are shown.
+M.max_file_lines = 100
+local max_output_lines = 6
+
+local marks = { added = "+", changed = "~", deleted = "-" }
+
+-- file_lines lists the files a command changed that landed (issue 21, S9), one a line:
+-- "    + added new.txt", "    ~ changed main.go", "    - deleted old.txt".
+function M.file_lines(files)
+  local out = {}
+  if type(files) ~= "table" then
+    return out
+  end
+  for i, f in ipairs(files) do
+    if i > M.max_file_lines then
+      table.insert(out, string.format("    … and %d more files", #files - M.max_file_lines))
+      break
+    end
+    local change = type(f) == "table" and type(f.change) == "string" and f.change or "?"
+    local path = type(f) == "table" and f.path or "?"
+    table.insert(out, string.format("    %s %s %s", marks[change] or "~", M.visible(change), M.visible(path)))
+  end
+  return out
+end
+
+-- output_lines returns the non-empty lines of a result's head; when the files are listed,
+-- without the "[files added|changed|deleted: …]" lines before the command's own output
+-- (a command that prints such a line keeps it).
+local function output_lines(output, listed)
+  local out, own = {}, false
+  for _, l in ipairs(vim.split(type(output) == "string" and output or "", "\n", { plain = true })) do
+    if l:match("%S") then
+      if l == "[stdout]" or l == "[stderr]" then
+        own = true
+      end
+      local files_line = l:match("^%[files added: ") or l:match("^%[files changed: ") or l:match("^%[files deleted: ")
+      if not (listed and not own and files_line) then
+        table.insert(out, l)
+      end
+    end
+  end
+  return out
+end
+
+-- tool_result_lines renders a tool call's outcome for the run buffer: the outcome, the files
+-- a command changed that landed, then the head of the output without the "[files …]" lines
+-- the list repeats; text from the model, a command or the repository made visible (T22).
+function M.tool_result_lines(e)
+  local lines = { M.tool_result_text(e) }
+  local files = M.file_lines(e.files)
+  vim.list_extend(lines, files)
+  for i, l in ipairs(output_lines(e.output, #files > 0)) do
+    if i > max_output_lines then
+      break
+    end
+    table.insert(lines, "    │ " .. visible_line(l))
+  end
+  return lines
 end
 
 -- step_text renders a result step: "run_command exit 126", "edit_file ok", "read_file approval_denied".
@@ -172,13 +329,8 @@ function M.event(_, e)
     run.step = string.format("turn %d %s", e.turn or 0, e.tool or "?")
     vim.cmd("redrawstatus!")
   elseif e.kind == "toolResult" then
-    line(run, sub .. M.tool_result_text(e))
-    local n = 0
-    for _, l in ipairs(vim.split(e.output or "", "\n", { plain = true })) do
-      if l:match("%S") and n < 6 then
-        line(run, sub .. "    │ " .. l)
-        n = n + 1
-      end
+    for _, l in ipairs(M.tool_result_lines(e)) do
+      line(run, sub .. l)
     end
   elseif e.kind == "log" then
     line(run, string.format("%s[%s] %s", sub, e.level or "info", e.message or ""))
