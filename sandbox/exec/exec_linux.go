@@ -61,7 +61,8 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // nothing ran
 	}
-	tmp, err := os.MkdirTemp("", "agentls-exec-")
+	staged := s.Stage != nil && p.stage
+	tmp, err := privateTemp(s.Dir, staged)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
 	}
@@ -72,9 +73,13 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 	}
 	pidns := flags&unix.CLONE_NEWPID != 0
 	gocache := goCacheDir(s.CacheDir, tmp, s.Dir)
+	if staged && within(gocache, s.Dir) {
+		// Beneath the overlay its writes would be the command's changes
+		// (a workspace that holds the cache directory, such as $HOME).
+		gocache = filepath.Join(tmp, "go-build")
+	}
 	home, _ := os.UserHomeDir()
 	tools := r.sys.tools.get(home, os.Getenv("PATH"), s.Dir, os.TempDir(), os.Getenv)
-	staged := s.Stage != nil && p.stage
 	var plan *controlPlan
 	if !s.UserApproved && !staged {
 		var others []string
@@ -100,7 +105,7 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 		if staged {
 			hs.Mounts.Overlays = []overlayMount{stageMount(s)}
 			hs.DiskDirs = []string{s.Stage.Upper, tmp}
-			if warm := newWarmCache(gocache, tmp); warm != nil {
+			if warm := newWarmCache(gocache, tmp, s.Dir); warm != nil {
 				defer warm.finish()
 				hs.Mounts.Overlays = append(hs.Mounts.Overlays, warm.mount)
 				hs.DiskDirs = append(hs.DiskDirs, warm.mount.Upper)
@@ -493,4 +498,24 @@ func removeTree(dir string) {
 		return nil
 	})
 	os.RemoveAll(dir)
+}
+
+// privateTemp makes the command's private temp dir (its HOME and
+// TMPDIR). A staged command's must lie outside the workspace: beneath the
+// overlay, what the command writes there would be its changes.
+func privateTemp(ws string, staged bool) (string, error) {
+	var err error
+	for _, base := range []string{os.TempDir(), "/tmp", "/var/tmp"} {
+		if staged && within(base, ws) {
+			continue
+		}
+		var d string
+		if d, err = os.MkdirTemp(base, "agentls-exec-"); err == nil {
+			return d, nil
+		}
+	}
+	if err == nil {
+		err = errors.New("every temp dir lies in the workspace")
+	}
+	return "", err
 }

@@ -47,11 +47,13 @@ func userGoCache() string {
 }
 
 // newWarmCache prepares the overlay of the workspace cache gocache over
-// the user's; nil when there is no user cache, or gocache is not a
-// persistent workspace cache.
-func newWarmCache(gocache, tmp string) *warmCache {
+// the user's; nil when there is no user cache, gocache is not a
+// persistent workspace cache, or either lies in the workspace ws (then
+// beneath the workspace's overlay, where an overlay's layers cannot be).
+func newWarmCache(gocache, tmp, ws string) *warmCache {
 	user := userGoCache()
-	if user == "" || within(gocache, tmp) || within(gocache, user) || within(user, gocache) {
+	if user == "" || within(gocache, tmp) || within(gocache, user) || within(user, gocache) ||
+		within(gocache, ws) || within(user, ws) {
 		return nil
 	}
 	runs := gocache + ".runs"

@@ -110,3 +110,27 @@ func TestStaged_S11_DiskBudgetCountsTheStage(t *testing.T) {
 		t.Errorf("not stopped: %+v", r)
 	}
 }
+
+// S9: a staged command's temp dir and build cache never lie beneath the
+// overlay, even when the workspace holds the user's temp and cache
+// directories (a workspace opened at $HOME): their writes are not the
+// command's changes.
+func TestStaged_S9_TempAndCacheOutsideTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("TMPDIR", filepath.Join(ws, ".tmp"))
+	os.Mkdir(filepath.Join(ws, ".tmp"), 0o700)
+	st := newStage(t)
+	res, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Stage: st, CacheDir: filepath.Join(ws, ".cache"),
+		Command: `echo t > "$TMPDIR/t" && mkdir -p "$GOCACHE/x" && echo c > "$GOCACHE/x/c" && echo w > w`})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	entries, _ := os.ReadDir(st.Upper)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || names[0] != "w" {
+		t.Errorf("the stage holds %v, want only the workspace's w", names)
+	}
+}
