@@ -176,6 +176,7 @@ func TestKeepAll_S9_OneDurableWrite(t *testing.T) {
 		t.Errorf("errors: main.go %v, big.bin %v", errs[0], errs[1])
 	}
 	r.ChangedAll(landed)
+	s.waitSynced() // the background fsync reads the store's fsync, which the cleanup restores
 	info, err := s.RevertTarget(r.N)
 	if err != nil || len(info.Changes) != 1000 {
 		t.Fatalf("revert target: %v, %d changes", err, len(info.Changes))
