@@ -109,8 +109,10 @@ func TestPolicyExamples_Paths_B1(t *testing.T) {
 			call = map[string]any{"tool": "write_file", "args": map[string]any{"path": subst.Replace(c.Path), "content": "x"}}
 		}
 		v := vetOne(t, []string{"--root", root}, call)
-		// A write to agentls' own files is refused as protected_path (E15).
-		refused := v["decision"] == "deny" && (v["code"] == "path_outside_root" || c.Op == "write" && v["code"] == "protected_path")
+		// A write to agentls' own files is refused as protected_path (E15),
+		// one into a git directory or gitfile at any depth by path.git_dir.
+		refused := v["decision"] == "deny" && (v["code"] == "path_outside_root" ||
+			c.Op == "write" && (v["code"] == "protected_path" || v["rule"] == "path.git_dir"))
 		switch {
 		case c.Soft:
 			s.soft++
