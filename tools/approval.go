@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -54,6 +55,10 @@ const ControlWarning = "WARNING: this changes a file that an editor, a shell or 
 type ApprovalResponse struct {
 	Answer Answer
 	Text   string // the edited text of AnswerModify
+	// Unanswered: nobody answered within the approval timeout (or the
+	// question failed); the answer is AnswerDeny, and the model is told
+	// so rather than that the user declined.
+	Unanswered bool
 }
 
 // Approver asks the user. Approve blocks until an answer or until ctx is
@@ -124,6 +129,7 @@ func (a *approvals) ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 	switch {
 	case err != nil:
 		a.log.Warn("Question unanswered; denying", slog.String("tool", req.Tool), slog.String("err", err.Error()))
+		return ApprovalResponse{Answer: AnswerDeny, Unanswered: ctx.Err() == nil}, true
 	case ans.Answer == AnswerApprove, ans.Answer == AnswerAlways, ans.Answer == AnswerModify:
 		return ans, true
 	}
@@ -153,6 +159,9 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *Too
 	case ans.Answer == AnswerAlways:
 		a.session.remember(t.Name, v.Subject)
 		return "user(always)", nil
+	case ans.Unanswered:
+		return "", failure(CodeApprovalDenied, "", fmt.Sprintf("nobody answered the question about %s within the approval timeout (%s), so it did not run", t.Name, a.timeout),
+			"do not assume the user declined; go on without this call or ask the user later")
 	}
 	return "", failure(CodeApprovalDenied, "", "the user did not approve "+t.Name, "do not repeat the call; ask the user what to do instead")
 }

@@ -209,3 +209,30 @@ func TestPolicyRefusal_T11(t *testing.T) {
 		}
 	}
 }
+
+// silentApprover never answers.
+type silentApprover struct{}
+
+func (silentApprover) Approve(ctx context.Context, _ *ApprovalRequest) (ApprovalResponse, error) {
+	<-ctx.Done()
+	return ApprovalResponse{}, ctx.Err()
+}
+
+// T15, issue 22 item 10: a question nobody answered within the approval
+// timeout is a deny, and the model is told that nobody answered, not that
+// the user declined.
+func TestApproval_T15_UnansweredIsNotDeclined(t *testing.T) {
+	h := newHarness(t)
+	p := DefaultPolicy(ProfileEditor)
+	p.ApprovalTimeout = 200 * time.Millisecond
+	raw := `{"command":"echo hi > out.txt"}`
+	res, err := NewRunner(h.reg, h.env(), &RunnerOptions{Allowed: allTools.Allowed, Policy: p, Approver: silentApprover{}}).
+		Call(t.Context(), "run_command", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := wantErr(t, res, CodeApprovalDenied, "")
+	if !strings.Contains(te.Reason, "nobody answered") || strings.Contains(te.Reason, "did not approve") {
+		t.Errorf("reason %q", te.Reason)
+	}
+}

@@ -72,7 +72,7 @@ func writeRefusal(rel string) *ToolError {
 			Recovery: "leave the policy and configuration to the user; change files of the project only", Subject: rel}
 	}
 	if inGitDir(rel) {
-		return &ToolError{Code: CodeInvalidArgs, Field: "path", Rule: "path.git_dir",
+		return &ToolError{Code: CodeProtectedPath, Field: "path", Rule: "path.git_dir",
 			Reason: "writes inside .git/ are not allowed: they can run code", Recovery: "change files of the working tree only", Subject: rel}
 	}
 	return nil

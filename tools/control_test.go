@@ -85,7 +85,7 @@ func TestGateway_E15_ControlFilesAlwaysAsked(t *testing.T) {
 		}
 	}
 	// .git stays refused outright.
-	wantErr(t, h.callWith(t, opts, "write_file", map[string]string{"path": ".git/hooks/pre-commit", "content": "id"}), CodeInvalidArgs, "path")
+	wantErr(t, h.callWith(t, opts, "write_file", map[string]string{"path": ".git/hooks/pre-commit", "content": "id"}), CodeProtectedPath, "path") // issue 22 item 10
 	// vet shows the ask and the control mark.
 	v := NewRunner(h.reg, h.env(), opts).Vet(t.Context(), "write_file", `{"path":".vscode/settings.json","content":"x"}`)
 	if v.Decision != Ask || !v.Control {

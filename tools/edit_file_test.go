@@ -63,7 +63,7 @@ func TestEditFile_B1_E6(t *testing.T) {
 		{name: "binary file", args: editArgsJSON("bin.dat", edit{"a", "b"}), code: CodeInvalidArgs, field: "path"},
 		{name: "directory", args: editArgsJSON("src", edit{"a", "b"}), code: CodeInvalidArgs, field: "path"},
 		{name: "git config", args: editArgsJSON(".git/config", edit{"[core]", "[core]\n\tfsmonitor = evil"}),
-			code: CodeInvalidArgs, field: "path"},
+			code: CodeProtectedPath, field: "path"}, // issue 22 item 10: protected, not invalid
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestWriteFile_B1_E6(t *testing.T) {
 		t.Errorf("dangling inside symlink = %+v", c)
 	}
 	for _, p := range []string{".git/hooks/pre-commit", ".git/config", "sub/.GIT/hooks/x"} {
-		wantErr(t, h.call(t, "write_file", map[string]string{"path": p, "content": "#!/bin/sh\n"}), CodeInvalidArgs, "path")
+		wantErr(t, h.call(t, "write_file", map[string]string{"path": p, "content": "#!/bin/sh\n"}), CodeProtectedPath, "path")
 	}
 	wantErr(t, h.call(t, "write_file", `{"path":"src","content":"x"}`), CodeInvalidArgs, "path")
 	wantErr(t, h.call(t, "write_file", `{"path":".","content":"x"}`), CodeInvalidArgs, "path")
