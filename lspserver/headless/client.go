@@ -20,6 +20,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/sandbox"
 )
 
 // Approve says how the client answers questions.
@@ -283,7 +284,7 @@ func Exec(ctx context.Context, o *Options) int {
 		if p.json {
 			p.event(errorEvent{Data: wireData(err), Message: err.Error(), Type: "error"})
 		} else {
-			fmt.Fprintf(o.Stderr, "agentls: %v\n", err)
+			fmt.Fprintf(o.Stderr, "agentls: %s\n", sandbox.VisibleText(err.Error()))
 		}
 		return 1
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/script"
 	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/sandbox"
 )
 
 //go:embed demo.txtar
@@ -90,6 +91,6 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, newModel NewModelFunc) 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n=== final stats.go on disk\n%s\nNext: point agentls at a real model (see README) and run it from your editor.\n", final)
+	fmt.Fprintf(stdout, "\n=== final stats.go on disk\n%s\nNext: point agentls at a real model (see README) and run it from your editor.\n", sandbox.VisibleText(string(final)))
 	return nil
 }

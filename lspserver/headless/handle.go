@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -111,9 +112,11 @@ func (c *client) decide(question string, actions []string) string {
 		c.out.approval(question, "", "denied (--approve=never)")
 		return ""
 	}
-	fmt.Fprintf(c.o.Stderr, "\n%s\n", question)
+	// T22: the question holds the model's text (a command, a human_confirm
+	// question and its text), shown with its control characters visible.
+	fmt.Fprintf(c.o.Stderr, "\n%s\n", sandbox.VisibleText(question))
 	for i, a := range actions {
-		fmt.Fprintf(c.o.Stderr, "  [%d] %s\n", i+1, a)
+		fmt.Fprintf(c.o.Stderr, "  [%d] %s\n", i+1, sandbox.Visible(a))
 	}
 	fmt.Fprintf(c.o.Stderr, "choice (number, empty = no): ")
 	line, err := c.readLine()
@@ -146,7 +149,7 @@ func (c *client) editText(params jsonrpc2.RawMessage) (any, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fmt.Fprintf(c.o.Stderr, "\n%s\ncurrent: %s\nnew text (empty keeps it): ", p.Prompt, p.Text)
+	fmt.Fprintf(c.o.Stderr, "\n%s\ncurrent: %s\nnew text (empty keeps it): ", sandbox.VisibleText(p.Prompt), sandbox.VisibleText(p.Text))
 	line, err := c.readLine()
 	if (err != nil && line == "") || c.ctx.Err() != nil {
 		return &command.EditTextResult{Text: nil}, nil

@@ -11,11 +11,16 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/sandbox"
 )
 
 // printer writes what happens: readable text (progress and logs on stderr,
 // diffs and results on stdout), or with --json one JSON event per line on
-// stdout.
+// stdout. Every text in it came from the model, the repository, a hook or
+// the server: the readable text shows it through sandbox.Visible (one
+// line: a path, a name) or sandbox.VisibleText (many lines: a diff, an
+// answer, a message), so that no control character reaches the terminal
+// raw (T22); the JSON events carry it as it is, JSON-escaped.
 type printer struct {
 	json bool
 	w    io.Writer
@@ -83,7 +88,7 @@ func (p *printer) progress(kind, title, msg string) {
 	if title != "" {
 		msg = title + ": " + msg
 	}
-	p.text(p.errw, "… %s\n", msg)
+	p.text(p.errw, "… %s\n", sandbox.VisibleText(msg))
 }
 
 // levels names message types (and diagnostic severities, which use the
@@ -95,7 +100,7 @@ func (p *printer) log(typ int, msg string) {
 		p.event(logEvent{Level: levels[typ], Message: msg, Type: "log"})
 		return
 	}
-	p.text(p.errw, "[%s] %s\n", levels[typ], msg)
+	p.text(p.errw, "[%s] %s\n", levels[typ], sandbox.VisibleText(msg))
 }
 
 func (p *printer) diff(path, d string) {
@@ -103,7 +108,10 @@ func (p *printer) diff(path, d string) {
 		p.event(diffEvent{Diff: d, Path: path, Type: "diff"})
 		return
 	}
-	p.text(p.w, "\nProposed change to %s:\n%s\n", path, d)
+	// T22: each line of the diff as it is, its control characters shown
+	// (a carriage return or an erase-line sequence would otherwise hide
+	// what the person approves).
+	p.text(p.w, "\nProposed change to %s:\n%s\n", sandbox.Visible(path), sandbox.VisibleText(d))
 }
 
 func (p *printer) approval(question, answer, how string) {
@@ -115,7 +123,7 @@ func (p *printer) approval(question, answer, how string) {
 	if i := strings.IndexByte(q, '\n'); i >= 0 {
 		q = q[:i]
 	}
-	p.text(p.w, "? %s → %s\n", q, how)
+	p.text(p.w, "? %s → %s\n", sandbox.Visible(q), sandbox.Visible(how))
 }
 
 func (p *printer) diagnostics(root string, params []byte) {
@@ -132,7 +140,7 @@ func (p *printer) diagnostics(root string, params []byte) {
 		name = strings.TrimPrefix(strings.TrimPrefix(u.FsPath(), root), "/")
 	}
 	for _, x := range d.Diagnostics {
-		p.text(p.w, "%s:%d: %s: %s\n", name, x.Range.Start.Line+1, levels[int(x.Severity)], messageText(x.Message))
+		p.text(p.w, "%s:%d: %s: %s\n", sandbox.Visible(name), x.Range.Start.Line+1, levels[int(x.Severity)], sandbox.VisibleText(messageText(x.Message)))
 	}
 }
 
@@ -157,12 +165,12 @@ func (p *printer) result(r *command.Result) {
 		fmt.Fprintf(p.w, "{\"type\":\"result\",%s\n", b[1:])
 		return
 	}
-	p.text(p.w, "\n%s (session %s, run %s)\n", r.Status, r.SessionID, r.RunID)
+	p.text(p.w, "\n%s (session %s, run %s)\n", sandbox.Visible(string(r.Status)), sandbox.Visible(r.SessionID), sandbox.Visible(r.RunID))
 	if r.Summary != "" {
-		p.text(p.w, "%s\n", r.Summary)
+		p.text(p.w, "%s\n", sandbox.VisibleText(r.Summary))
 	}
 	for _, f := range r.Findings {
-		p.text(p.w, "  %s:%d: %s: %s\n", f.Path, f.Line, f.Severity, f.Message)
+		p.text(p.w, "  %s:%d: %s: %s\n", sandbox.Visible(f.Path), f.Line, sandbox.Visible(string(f.Severity)), sandbox.VisibleText(f.Message))
 	}
 	stale := ""
 	if r.Edits.Stale > 0 {
@@ -177,7 +185,7 @@ func (p *printer) deleted(path string) {
 		p.event(deletedEvent{Path: path, Type: "deleted"})
 		return
 	}
-	p.text(p.w, "\nDeleted %s\n", path)
+	p.text(p.w, "\nDeleted %s\n", sandbox.Visible(path))
 }
 
 // deletedEvent is a file deleted.

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/sandbox"
 )
 
 // Revert runs agentls.revert (A16) with the in-process server: the files
@@ -46,7 +47,7 @@ func (p *printer) failure(err error) {
 		p.event(errorEvent{Data: wireData(err), Message: err.Error(), Type: "error"})
 		return
 	}
-	fmt.Fprintf(p.errw, "agentls: %v\n", err)
+	fmt.Fprintf(p.errw, "agentls: %s\n", sandbox.VisibleText(err.Error()))
 }
 
 // revert prints a revert's result.
@@ -58,14 +59,15 @@ func (p *printer) revert(r *command.RevertResult) {
 		fmt.Fprintf(p.w, "{\"type\":\"revert\",%s\n", b[1:])
 		return
 	}
-	p.text(p.w, "\nreverted %s (run %s)\n", r.Reverted, r.RunID)
+	v := sandbox.Visible
+	p.text(p.w, "\nreverted %s (run %s)\n", v(r.Reverted), v(r.RunID))
 	for _, f := range r.Restored {
-		p.text(p.w, "  restored %s\n", f)
+		p.text(p.w, "  restored %s\n", v(f))
 	}
 	for _, f := range r.Stale {
-		p.text(p.w, "  stale    %s: %s (left as it is)\n", f.Path, f.Reason)
+		p.text(p.w, "  stale    %s: %s (left as it is)\n", v(f.Path), sandbox.VisibleText(f.Reason))
 	}
 	for _, f := range r.Failed {
-		p.text(p.w, "  failed   %s: %s\n", f.Path, f.Reason)
+		p.text(p.w, "  failed   %s: %s\n", v(f.Path), sandbox.VisibleText(f.Reason))
 	}
 }

@@ -114,7 +114,7 @@ func toolResultLines(e *command.RunEvent) []string {
 		if i == maxOutputLines {
 			break
 		}
-		lines = append(lines, sub+"    │ "+visibleLine(l))
+		lines = append(lines, sub+"    │ "+sandbox.VisibleText(l))
 	}
 	return lines
 }
@@ -166,14 +166,4 @@ func outputLines(output string, listed bool) []string {
 		out = append(out, l)
 	}
 	return out
-}
-
-// visibleLine is a line of output with its control characters made
-// visible, tabs kept: they only move the cursor right.
-func visibleLine(l string) string {
-	parts := strings.Split(l, "\t")
-	for i, p := range parts {
-		parts[i] = sandbox.Visible(p)
-	}
-	return strings.Join(parts, "\t")
 }
