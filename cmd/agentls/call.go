@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/ext"
@@ -28,7 +29,7 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls call: %v\n", err)
+		fmt.Fprintf(stderr, "agentls call: %s\n", sandbox.VisibleText(err.Error()))
 		return 1
 	}
 	ap := cliApprover{all: *approve == "all", w: stderr}
@@ -40,12 +41,12 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	defer x.Close()
 	runner, err := builtinGateway(root, policy, ap, &tools.DiskProposer{Root: root}, procs, x.Hooks(), x.Tools())
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls call: %v\n", err)
+		fmt.Fprintf(stderr, "agentls call: %s\n", sandbox.VisibleText(err.Error()))
 		return 1
 	}
 	res, err := runner.Call(ctx, fs.Arg(0), fs.Arg(1))
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls call: %v\n", err)
+		fmt.Fprintf(stderr, "agentls call: %s\n", sandbox.VisibleText(err.Error()))
 		return 1
 	}
 	out, _ := json.Marshal(res)
@@ -56,7 +57,9 @@ func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	return 0
 }
 
-// cliApprover answers every approval the same way and says so on stderr.
+// cliApprover answers every approval the same way and says so on stderr,
+// with the control characters of the call's subject, preview or question
+// made visible (T22).
 type cliApprover struct {
 	all bool
 	w   io.Writer
@@ -70,13 +73,14 @@ func (a cliApprover) Approve(_ context.Context, req *tools.ApprovalRequest) (too
 	if req.Question != "" {
 		what = req.Question
 	}
+	what = sandbox.VisibleText(what)
 	if req.Control {
-		fmt.Fprintf(a.w, "%s\n", req.Warning)
+		fmt.Fprintf(a.w, "%s\n", sandbox.VisibleText(req.Warning))
 	}
 	if a.all {
-		fmt.Fprintf(a.w, "approved (--approve=all): %s %s\n", req.Tool, what)
+		fmt.Fprintf(a.w, "approved (--approve=all): %s %s\n", sandbox.Visible(req.Tool), what)
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Text: req.Text}, nil
 	}
-	fmt.Fprintf(a.w, "denied (--approve=never): %s %s\n", req.Tool, what)
+	fmt.Fprintf(a.w, "denied (--approve=never): %s %s\n", sandbox.Visible(req.Tool), what)
 	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
 }

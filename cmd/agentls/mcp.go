@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools/ext"
 	"github.com/agentls/agentls/tools/mcp"
 )
@@ -16,7 +17,10 @@ import (
 // mcpCmd is `agentls mcp list`: every configured MCP server started as a
 // headless run would, its state, and its tools with the server's own
 // (untrusted, capped) descriptions and annotations. A broken server is
-// reported, not an error: the exit code is 0.
+// reported, not an error: the exit code is 0. Names, commands, errors and
+// descriptions come from config files and servers: the text shows them
+// with their control characters visible (T22); --json carries them as
+// they are, JSON-escaped.
 func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -28,7 +32,7 @@ func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	}
 	root, err := resolveRoot(*rootFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls mcp: %v\n", err)
+		fmt.Fprintf(stderr, "agentls mcp: %s\n", sandbox.Visible(err.Error()))
 		return 1
 	}
 	x := ext.Start(ctx, extOptions(getenv, root, warnLogger(io.Discard, false)))
@@ -48,24 +52,25 @@ func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	if len(servers) == 0 {
 		fmt.Fprintln(stdout, `no MCP servers configured ("mcpServers" in the user config, or .agentls/mcp.json)`)
 	}
+	v := sandbox.Visible
 	for _, s := range servers {
-		line := fmt.Sprintf("%s: %s", s.Name, s.State)
+		line := fmt.Sprintf("%s: %s", v(s.Name), v(string(s.State)))
 		if s.State == mcp.StateRunning {
 			line += fmt.Sprintf(", %d tools", len(s.Tools))
 		}
 		if s.Why != "" {
-			line += " — " + s.Why
+			line += " — " + v(s.Why)
 		}
 		fmt.Fprintln(stdout, line)
 		for _, t := range s.Tools {
 			hints := ""
 			if len(t.Hints) > 0 {
-				hints = " [" + strings.Join(t.Hints, ", ") + "]"
+				hints = " [" + v(strings.Join(t.Hints, ", ")) + "]"
 			}
 			if t.Skipped != "" {
-				hints += " (skipped: " + t.Skipped + ")"
+				hints += " (skipped: " + v(t.Skipped) + ")"
 			}
-			fmt.Fprintf(stdout, "  %s%s\n      %s\n", t.Name, hints, t.Description)
+			fmt.Fprintf(stdout, "  %s%s\n      %s\n", v(t.Name), hints, v(t.Description))
 		}
 	}
 	return 0

@@ -14,6 +14,7 @@ import (
 	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -27,7 +28,7 @@ func openSessions(state string, stderr io.Writer) (*session.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return session.Open(state, root, &session.Options{Warn: func(m string) { fmt.Fprintln(stderr, m) }})
+	return session.Open(state, root, &session.Options{Warn: func(m string) { fmt.Fprintln(stderr, sandbox.VisibleText(m)) }})
 }
 
 // latestSession is the ID of the workspace's most recent session for
@@ -40,11 +41,14 @@ func latestSession(state string, stderr io.Writer) string {
 			return id
 		}
 	}
-	fmt.Fprintf(stderr, "agentls: nothing to continue (%v); starting a new session\n", err)
+	fmt.Fprintf(stderr, "agentls: nothing to continue (%s); starting a new session\n", sandbox.Visible(err.Error()))
 	return ""
 }
 
-// sessionsCmd is `agentls sessions [--json] [show ID]` (A16).
+// sessionsCmd is `agentls sessions [--json] [show ID]` (A16). Tasks,
+// instructions, messages and paths are the user's, the model's and the
+// repository's: the text shows them with their control characters
+// visible (T22), one line each; --json carries them JSON-escaped.
 func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -69,7 +73,7 @@ func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) st
 	}
 	st, err := openSessions(stateDir(getenv), stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls sessions: %v\n", err)
+		fmt.Fprintf(stderr, "agentls sessions: %s\n", sandbox.Visible(err.Error()))
 		return 1
 	}
 	if len(rest) == 2 {
@@ -77,7 +81,7 @@ func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) st
 	}
 	infos, err := st.List()
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls sessions: %v\n", err)
+		fmt.Fprintf(stderr, "agentls sessions: %s\n", sandbox.Visible(err.Error()))
 		return 1
 	}
 	if *asJSON {
@@ -91,6 +95,7 @@ func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) st
 		fmt.Fprintln(stdout, "no sessions in this workspace yet")
 		return 0
 	}
+	v := sandbox.Visible
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tMODE\tSTARTED\tTURNS\tTASK")
 	for _, i := range infos {
@@ -98,7 +103,8 @@ func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) st
 		if i.Damaged != "" {
 			task = "[damaged: " + i.Damaged + "] " + task
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", i.ID, i.Mode, i.Started.Local().Format("2006-01-02 15:04"), i.Turns, task)
+		// Visible escapes tabs too, so a task cannot shift the columns.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", v(i.ID), v(string(i.Mode)), i.Started.Local().Format("2006-01-02 15:04"), i.Turns, v(task))
 	}
 	_ = tw.Flush()
 	return 0
@@ -115,11 +121,11 @@ type shownSession struct {
 func showSession(st *session.Store, id string, asJSON bool, stdout, stderr io.Writer) int {
 	s, err := st.Inspect(id)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls sessions show: %v\n", err)
+		fmt.Fprintf(stderr, "agentls sessions show: %s\n", sandbox.Visible(err.Error()))
 		return 1
 	}
 	if rec := s.Recovery(); rec != nil && !asJSON {
-		fmt.Fprintf(stderr, "agentls: %s\n", rec)
+		fmt.Fprintf(stderr, "agentls: %s\n", sandbox.VisibleText(rec.String()))
 	}
 	out := shownSession{Session: s.Info(), Runs: s.Runs(), Messages: s.Messages(), Recovery: s.Recovery()}
 	if asJSON {
@@ -128,15 +134,16 @@ func showSession(st *session.Store, id string, asJSON bool, stdout, stderr io.Wr
 		return 0
 	}
 	i := out.Session
-	fmt.Fprintf(stdout, "session %s (%s), started %s, %d turns, %d messages\n", i.ID, i.Mode, i.Started.Local().Format("2006-01-02 15:04"), i.Turns, i.Messages)
+	v := sandbox.Visible
+	fmt.Fprintf(stdout, "session %s (%s), started %s, %d turns, %d messages\n", v(i.ID), v(string(i.Mode)), i.Started.Local().Format("2006-01-02 15:04"), i.Turns, i.Messages)
 	for _, r := range out.Runs {
 		status := r.Status
 		if status == "" {
 			status = "did not end"
 		}
-		fmt.Fprintf(stdout, "\nrun %s  %s  %s  %s\n", r.ID, r.Mode, status, r.Instruction)
+		fmt.Fprintf(stdout, "\nrun %s  %s  %s  %s\n", v(r.ID), v(string(r.Mode)), v(string(status)), v(r.Instruction))
 		if r.RevertedBy != 0 {
-			fmt.Fprintf(stdout, "  reverted by %s\n", session.RunID(s.ID, r.RevertedBy))
+			fmt.Fprintf(stdout, "  reverted by %s\n", v(session.RunID(s.ID, r.RevertedBy)))
 		}
 		for _, c := range r.Changes {
 			what := "changed"
@@ -148,16 +155,16 @@ func showSession(st *session.Store, id string, asJSON bool, stdout, stderr io.Wr
 			if !c.Kept {
 				what += " (not revertable)"
 			}
-			fmt.Fprintf(stdout, "  %s %s\n", what, c.Path)
+			fmt.Fprintf(stdout, "  %s %s\n", what, v(c.Path))
 		}
 	}
 	fmt.Fprintln(stdout, "\nconversation:")
 	for _, m := range out.Messages {
-		line := firstLine(m.Content)
+		line := v(firstLine(m.Content))
 		for _, c := range m.ToolCalls {
-			line = strings.TrimSpace(line + " → " + c.Name)
+			line = strings.TrimSpace(line + " → " + v(c.Name))
 		}
-		fmt.Fprintf(stdout, "  %-9s %s\n", m.Role, line)
+		fmt.Fprintf(stdout, "  %-9s %s\n", v(string(m.Role)), line)
 	}
 	return 0
 }
