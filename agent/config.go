@@ -1,14 +1,15 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // Config is the model configuration. Environment variables override the
@@ -60,19 +61,20 @@ func DefaultConfigPath(getenv func(string) string) string {
 }
 
 // LoadConfig reads the config file at path (a missing file is not an
-// error) and applies the environment on top.
+// error) and applies the environment on top. The file is read by
+// [tools.ReadUserConfig], the one reader of it (a FIFO or device there is
+// an error, never a hang); its hooks and MCP servers are read by
+// tools/ext, which also warns about the keys nobody reads.
 func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 	c := &Config{}
-	if path != "" {
-		data, err := os.ReadFile(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
+	data, err := tools.ReadUserConfig(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("config %v", err)
+	default:
+		if err := tools.DecodeUserConfig(data, c); err != nil {
 			return nil, fmt.Errorf("config %s: %v", path, err)
-		default:
-			if err := json.Unmarshal(data, c); err != nil {
-				return nil, fmt.Errorf("config %s: %v", path, err)
-			}
 		}
 	}
 	if v := getenv("OPENAI_BASE_URL"); v != "" {

@@ -26,7 +26,8 @@ func trustPath(getenv func(string) string) string {
 // too, reported by the caller.
 func extOptions(getenv func(string) string, root string, log *slog.Logger) *ext.Options {
 	o := &ext.Options{Root: root, Trust: ext.OpenStore(trustPath(getenv)), Logger: log}
-	user, err := ext.LoadUser(agent.DefaultConfigPath(getenv))
+	// The model's settings share the file: their keys are known too.
+	user, err := ext.LoadUser(agent.DefaultConfigPath(getenv), &agent.Config{})
 	if err != nil {
 		log.Warn("No hooks or MCP servers from the user config", slog.String("err", err.Error()))
 	}

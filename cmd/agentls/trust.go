@@ -34,6 +34,9 @@ func trustCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "agentls trust: %v\n", err)
 		return 1
 	}
+	for _, w := range project.Warnings {
+		fmt.Fprintf(stderr, "agentls trust: warning: %s\n", w)
+	}
 	store := ext.OpenStore(trustPath(getenv))
 	if *revoke {
 		if err := store.Revoke(root); err != nil {

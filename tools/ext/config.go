@@ -25,6 +25,7 @@ import (
 	"io/fs"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/hooks"
 	"github.com/agentls/agentls/tools/mcp"
 )
@@ -43,55 +44,70 @@ const maxConfig = 256 << 10
 type Config struct {
 	Hooks      hooks.Config                `json:"hooks,omitempty"`
 	MCPServers map[string]mcp.ServerConfig `json:"mcpServers,omitempty"`
+	// Warnings are the file's keys that nobody reads (A18: a key copied
+	// from another tool, such as a misspelt or unsupported setting, must
+	// not be dropped silently); [Start] reports them.
+	Warnings []string `json:"-"`
 }
 
 // LoadUser reads the user config file at path; a missing file is an empty
-// config. The file is the user's own, so its errors may name it.
-func LoadUser(path string) (*Config, error) {
+// config. The file is the user's own, so its errors may name it. It is
+// read by [tools.ReadUserConfig], the one reader of config.json (a FIFO
+// or a device there is an error, never a hang). others are the shapes of
+// the file's other parts (the model's settings, agent.Config): keys none
+// of them nor the extensions read are warned about.
+func LoadUser(path string, others ...any) (*Config, error) {
 	c := &Config{}
-	if path == "" {
-		return c, nil
-	}
-	// The user's own file: symlinks may lead anywhere, but a FIFO or a
-	// device is refused and the size is capped, as for the policy file.
-	data, err := sandbox.ReadRegularFile(path, maxConfig)
+	data, err := tools.ReadUserConfig(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
+		return nil, fmt.Errorf("config %v", err)
+	}
+	if err := tools.DecodeUserConfig(data, c); err != nil {
 		return nil, fmt.Errorf("config %s: %v", path, err)
 	}
-	if err := json.Unmarshal(data, c); err != nil {
-		return nil, fmt.Errorf("config %s: %v", path, err)
+	for _, w := range tools.UnknownKeys(data, append([]any{c}, others...)...) {
+		c.Warnings = append(c.Warnings, "config "+path+": "+w)
 	}
 	return c, nil
 }
+
+// The shapes of the project files: each holds its own part only.
+type (
+	hooksFile struct {
+		Hooks hooks.Config `json:"hooks"`
+	}
+	mcpFile struct {
+		MCPServers map[string]mcp.ServerConfig `json:"mcpServers"`
+	}
+)
 
 // LoadProject reads the project's hooks.json and mcp.json under root as
 // untrusted input (T20). A missing file is no entries; a file that is not
 // a regular file inside the root, too large, or not valid JSON is an error
-// that names the file and never its content.
+// that names the file and never its content. Keys that are not read (an
+// "mcpServers" in hooks.json, say) are warnings in [Config.Warnings].
 func LoadProject(root string) (*Config, error) {
 	c := &Config{}
+	var h hooksFile
+	var m mcpFile
 	for _, f := range []struct {
-		rel  string
-		into func(*Config)
-	}{
-		{ProjectHooksFile, func(p *Config) { c.Hooks = p.Hooks }},
-		{ProjectMCPFile, func(p *Config) { c.MCPServers = p.MCPServers }},
-	} {
-		p, err := readProjectFile(root, f.rel)
+		rel string
+		v   any
+	}{{ProjectHooksFile, &h}, {ProjectMCPFile, &m}} {
+		warnings, err := readProjectFile(root, f.rel, f.v)
 		if err != nil {
 			return nil, err
 		}
-		if p != nil {
-			f.into(p)
-		}
+		c.Warnings = append(c.Warnings, warnings...)
 	}
+	c.Hooks, c.MCPServers = h.Hooks, m.MCPServers
 	return c, nil
 }
 
-func readProjectFile(root, rel string) (*Config, error) {
+func readProjectFile(root, rel string, v any) (warnings []string, err error) {
 	// The one reader of untrusted configuration (T20): a regular file
 	// inside the root only, without blocking, size-capped, and errors that
 	// never say what is behind the file.
@@ -103,8 +119,7 @@ func readProjectFile(root, rel string) (*Config, error) {
 		return nil, fmt.Errorf("project file %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var p Config
-	if err := dec.Decode(&p); err != nil {
+	if err := dec.Decode(v); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
@@ -118,5 +133,8 @@ func readProjectFile(root, rel string) (*Config, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("project file %s: data after the JSON object", rel)
 	}
-	return &p, nil
+	for _, w := range tools.UnknownKeys(data, v) {
+		warnings = append(warnings, "project file "+rel+": "+w)
+	}
+	return warnings, nil
 }

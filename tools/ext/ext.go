@@ -71,6 +71,10 @@ func Start(ctx context.Context, o *Options) *Extensions {
 		project = &Config{}
 	}
 	x := &Extensions{}
+	for _, w := range slices.Concat(user.Warnings, project.Warnings) {
+		x.Warnings = append(x.Warnings, w)
+		o.Logger.Warn("Configuration key ignored", slog.String("why", w))
+	}
 	entries := ProjectEntries(project)
 	var trusted []Entry
 	for _, e := range entries {

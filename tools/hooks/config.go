@@ -32,6 +32,9 @@ type Group struct {
 	// stand for agentls's (run_command, edit_file, write_file, …).
 	Matcher string    `json:"matcher"`
 	Hooks   []Command `json:"hooks"`
+	// OnFailure is each of its hooks' OnFailure unless the hook sets its
+	// own (Claude Code's SDK sets it on the matcher).
+	OnFailure string `json:"onFailure,omitempty"`
 }
 
 // Command is one hook command.
@@ -44,6 +47,27 @@ type Command struct {
 	// whose verdict it cannot give (missing, crash, timeout, garbage) is
 	// denied. Other hooks are observers and fail open.
 	Policy bool `json:"policy"`
+	// OnFailure is Claude Code's spelling of the same (A18): "block" makes
+	// the hook fail closed, as Policy does; "continue" (or "") leaves it
+	// an observer. Any other value is warned about and fails closed:
+	// whoever wrote it meant something other than the default.
+	OnFailure string `json:"onFailure,omitempty"`
+}
+
+// failsClosed reports whether c, in g, is a policy hook, and why not
+// plainly when its onFailure value is not one agentls knows.
+func (c *Command) failsClosed(g *Group) (closed bool, warning string) {
+	of := c.OnFailure
+	if of == "" {
+		of = g.OnFailure
+	}
+	switch strings.ToLower(strings.TrimSpace(of)) {
+	case "", "continue":
+		return c.Policy, ""
+	case "block":
+		return true, ""
+	}
+	return true, fmt.Sprintf("onFailure %q is not \"block\" or \"continue\"; it fails closed, as \"block\" does", cut(of))
 }
 
 // DefaultTimeout bounds a hook without its own timeout.
@@ -93,7 +117,11 @@ func compile(cfg Config, source string) (hs []*hook, warnings []string) {
 		for gi, g := range groups {
 			match, merr := matcher(g.Matcher)
 			for _, c := range g.Hooks {
-				h := &hook{event: event, match: match, cmd: c.Command, policy: c.Policy, source: source,
+				policy, w := c.failsClosed(&g)
+				if w != "" {
+					warnings = append(warnings, fmt.Sprintf("%s %s hook %d: %s", source, event, gi+1, w))
+				}
+				h := &hook{event: event, match: match, cmd: c.Command, policy: policy, source: source,
 					timeout: DefaultTimeout}
 				if c.Timeout > 0 {
 					h.timeout = time.Duration(c.Timeout * float64(time.Second))

@@ -7,9 +7,10 @@
 // Observer hooks are enhancements and fail open: a missing command is
 // skipped with a warning, output that is not JSON is logged as text, a
 // hook past its timeout (30 s by default) has its process group killed and
-// the call goes on. Policy hooks ("policy": true) fail closed: when their
-// verdict cannot be had — missing, crashed, timed out, garbage — the call
-// is denied.
+// the call goes on. Policy hooks ("policy": true, or Claude Code's
+// "onFailure": "block") fail closed: when their verdict cannot be had —
+// missing, crashed, timed out, an unexpected exit status, garbage — the
+// call is denied.
 //
 // Hooks run outside the sandbox: they are the user's own commands from the
 // user's config (a project's only once the user trusted them), run with
