@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/sandbox"
 )
@@ -28,7 +30,10 @@ func TestServer_T9_NineMiBFileEditSaved(t *testing.T) {
 }
 
 func editBig(t *testing.T, big string, open bool) {
-	h := start(t, setup{script: editScript, files: map[string]string{"a.go": big}, caps: clientCaps(true, true, true)})
+	// The fake editor applies 9 MiB through JSON under -race: on a busy
+	// machine that takes longer than the harness's 5 s question timeout.
+	h := start(t, setup{script: editScript, files: map[string]string{"a.go": big}, caps: clientCaps(true, true, true),
+		opts: func(o *lspserver.Options) { o.LoadPolicy = questionsWithin(time.Minute) }})
 	ed := newEditor(h)
 	if open {
 		ed.open("a.go", 1, nil)

@@ -36,7 +36,7 @@ func skipBug(t *testing.T, msg string) {
 }
 
 // wait is the default bound for anything the server should do promptly.
-const wait = 10 * time.Second
+const wait = 30 * time.Second
 
 // harness is one server with a workspace, a scripted model and a client.
 type harness struct {
