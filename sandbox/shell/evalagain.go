@@ -87,6 +87,7 @@ func (a *analyzer) paramEval(p *syntax.ParamExp, who string) {
 	case p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && strings.Contains(p.Exp.Word.Lit(), "P"):
 		if set && strings.ContainsAny(v, "$`\\"+mUnknown+mSubst+mProc) || !set && untrackedVar(p.Param.Value) {
 			a.evalAgain(who, "${"+p.Param.Value+"@P}")
+			a.hiddenCode(v, who)
 		}
 	}
 }
@@ -104,6 +105,9 @@ func (a *analyzer) arith(x syntax.ArithmExpr, who string) {
 	case *syntax.Word:
 		if v, ok := a.arithWord(x); !ok || !a.arithText(v, 0) {
 			a.evalAgain(who, "the arithmetic operand "+show(a.wordString(x)))
+			if ok {
+				a.hiddenCode(v, who)
+			}
 		}
 	}
 }
@@ -158,7 +162,7 @@ func (a *analyzer) paramArith(p *syntax.ParamExp) (string, bool) {
 	switch {
 	case numericParam(name):
 		return "0", true
-	case !set && untrackedVar(name):
+	case !set && (untrackedVar(name) || !a.envArith()):
 		return "", false
 	case !set: // the environment, which the command line cannot set
 		if p.Exp != nil && p.Exp.Word != nil && (p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.DefaultUnsetOrNull) {
@@ -206,7 +210,7 @@ func (a *analyzer) nameArith(name string, depth int) bool {
 	v, set := a.st.vars[name]
 	switch {
 	case !set:
-		return !untrackedVar(name)
+		return !untrackedVar(name) && a.envArith()
 	case v == mArith:
 		return true
 	}
@@ -227,55 +231,16 @@ func numericParam(name string) bool {
 
 // untrackedVar reports variables bash or a builtin sets from data the
 // analyser does not see: the last argument ($_), read's REPLY, getopts'
-// OPTARG, a [[ =~ ]] match, the -c string, and the positional parameters
-// (set --).
+// OPTARG, a [[ =~ ]] match, the -c string, the directory cd changed to
+// (PWD, a name from the workspace), and the positional parameters (set --).
 func untrackedVar(name string) bool {
 	switch name {
 	case "_", "REPLY", "OPTARG", "MAPFILE", "BASH_REMATCH", "BASH_COMMAND", "BASH_ARGV", "BASH_ARGV0",
 		"BASH_SOURCE", "BASH_EXECUTION_STRING", "FUNCNAME", "DIRSTACK", "COPROC", "READLINE_LINE",
-		"COMP_LINE", "COMP_WORDS", "@", "*":
+		"COMP_LINE", "COMP_WORDS", "PWD", "OLDPWD", "@", "*":
 		return true
 	}
 	return len(name) == 1 && '1' <= name[0] && name[0] <= '9'
-}
-
-// numericSubst reports a command substitution whose output holds nothing
-// arithmetic could run (a number, or date's and id's fixed forms): wc,
-// nproc, getconf, date, id, possibly at the end of a pipeline.
-func numericSubst(cs *syntax.CmdSubst) bool {
-	if len(cs.Stmts) != 1 {
-		return false
-	}
-	cmd := cs.Stmts[0].Cmd
-	for {
-		b, ok := cmd.(*syntax.BinaryCmd)
-		if !ok || b.Op != syntax.Pipe {
-			break
-		}
-		cmd = b.Y.Cmd
-	}
-	ce, ok := cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 {
-		return false
-	}
-	switch ce.Args[0].Lit() {
-	case "wc", "nproc", "getconf", "date", "id":
-		return true
-	}
-	return false
-}
-
-// numericWord reports a word that is one such substitution, quoted or not.
-func numericWord(w *syntax.Word) bool {
-	if w == nil || len(w.Parts) != 1 {
-		return false
-	}
-	p := w.Parts[0]
-	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
-		p = dq.Parts[0]
-	}
-	cs, ok := p.(*syntax.CmdSubst)
-	return ok && numericSubst(cs)
 }
 
 // nameArg checks a variable name that bash assigns or tests: a subscript
@@ -291,16 +256,6 @@ func (a *analyzer) nameArg(s, who string) {
 	}
 	if sub := s[i+1 : len(s)-1]; sub != "@" && sub != "*" && !a.arithText(sub, 0) {
 		a.evalAgain(who, "the subscript of "+show(s))
-	}
-}
-
-// setUnknown records that a builtin assigned name a value the analyser
-// does not know (read, printf -v, getopts, mapfile).
-func (a *analyzer) setUnknown(name string) {
-	if i := strings.IndexByte(name, '['); i > 0 {
-		name = name[:i]
-	}
-	if validName(name) {
-		a.setVar(name, mUnknown+"$"+name)
+		a.hiddenCode(sub, who)
 	}
 }

@@ -40,3 +40,34 @@ func TestShellPolicy_T21_SecondEvaluation(t *testing.T) {
 		"echo ${!a[@]}", "x=HOME; echo ${!x}", "echo ${x@Q}", "compgen -c gi", "let n=1+2",
 		"while read -r l; do echo \"$l\"; done < README.md", "echo ${a[@]:1}")
 }
+
+// TestShellPolicy_T21_Issue22Reproductions: every spelling of issue 22
+// item 1 asks (or is denied), and so do the holes the real-bash check of
+// T21 found after it: the integer attribute, the special variables bash
+// evaluates on assignment, array literal indices, command output with
+// names or brackets in it (date +FORMAT, getconf, wc of named files), a
+// prompt read from a file, and a variable from the environment evaluated
+// while a variable of the line holds code.
+func TestShellPolicy_T21_Issue22Reproductions(t *testing.T) {
+	p, _ := shellFixture(t)
+	const x = "x='a[$(touch src/P)]'; "
+	checkShell(t, p, sandbox.Ask,
+		x+"echo $(( x ))", x+"(( x ))", x+"let x", x+"[[ $x -eq 1 ]]", x+"declare -i y=x", x+"echo ${a[x]}",
+		x+"a[x]=1", x+"s=abc; echo ${s:x}", x+`printf -v "a[$x]" 1`, x+`read "a[$x]" < README.md`,
+		x+`declare "a[$x]"`, x+`test -v "a[$x]"`, "x='$(touch src/P)'; echo ${x@P}", "mapfile -C cb < README.md",
+		"compgen -C cb x", "[[ $(cat VERSION) -ge 2 ]]",
+		x+"declare -i y; y=x", x+"declare -i y; y+=$x", "declare -i y; y=$(cat f)", "declare -i y; read y < f",
+		x+"declare -ai z; z[0]=$x", x+"declare -ai z; z=($x)", "declare -i y; for y in $(cat f); do :; done",
+		x+"RANDOM=$x", x+"OPTIND=$x", "read -r OPTIND < f", x+"z=([x]=1)", x+"declare -a z=([$x]=1)",
+		x+`declare "z=([$x]=1)"`, x+`y=1; declare "y=$x"; echo $((y))`, "y='a[$(id)]'; declare y; echo $((y))",
+		"echo $(( $(date +'a[$(touch P)]') ))", "echo $(( $(date) ))", "echo $(( $(id) ))", "echo $(( $(nproc --help) ))",
+		"echo $(( $(getconf GNU_LIBC_VERSION) ))", "echo $(( $(wc -l f) ))", "echo $(( $(wc -l < f 2>&1) ))",
+		"read PS4 < f; set -x; :", "read -r x < f; PS4=$x; set -x; :", x+"C=$x; echo $((LC_ALL))",
+		x+"echo $((PAGER))", "cd d/* && echo $(( ${PWD##*/} ))", "read -r x < f; echo $((COLUMNS + 1))")
+	checkShell(t, p, sandbox.Deny, "x='a[$(rm -rf ./*/* .git/* 2>/dev/null)]'; echo $(( x ))")
+	checkShell(t, p, sandbox.Allow,
+		"declare -i n=5; n=n+1; echo $n", "declare -i n; n=$(wc -l < README.md)", "RANDOM=42; echo $RANDOM",
+		"z=([0]=a [1]=b)", "echo $(( $(date +%s) - $(date -d @0 +%s) ))", "echo $(( $(date -u +%Y%m%d) ))",
+		"echo $(( $(nproc --all) * 2 ))", "echo $(( $(id -u) ))", "echo $(( $(getconf _NPROCESSORS_ONLN) ))",
+		"echo $(( $(cat README.md | wc -l) + 1 ))", "x=5; echo $((x + COLUMNS))", "PS4='+ '; set -x; :")
+}

@@ -117,5 +117,5 @@ func compgenCmd(a *analyzer, c *call, s *cmdSpec) {
 // is no longer known.
 func (a *analyzer) assignsName(name string, c *call) {
 	a.nameArg(name, c.disp)
-	a.setUnknown(name)
+	a.setUnknown(name, c.disp)
 }

@@ -153,6 +153,7 @@ func (a *analyzer) assign(as *syntax.Assign, prefix bool) string {
 	if as.Array != nil {
 		a.substs(as.Array, false, name)
 	}
+	a.assignEval(as)
 	val := a.wordString(as.Value)
 	switch {
 	case as.Array != nil || as.Index != nil || as.Append:
@@ -193,7 +194,7 @@ func (a *analyzer) checkEnv(name, val string, prefix bool) {
 		a.note(sandbox.Ask, "shell.env_command", disp, "the variable holds a command that programs run")
 		a.reparse(val, &call{disp: disp}, sandbox.Ask, "shell.env_command", "the variable holds a command that programs run")
 	case envPrompt:
-		if strings.Contains(val, "$(") || strings.Contains(val, "`") || fromSubst(val) {
+		if strings.Contains(val, "$(") || strings.Contains(val, "`") || isDynamic(val) {
 			a.note(sandbox.Ask, "shell.env_command", disp, "the prompt string runs a command substitution when shown")
 		}
 	case envGit:
@@ -229,12 +230,7 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 				named = true
 				name, val, hasVal := strings.Cut(v, "=")
 				a.nameArg(name, variant+" "+show(v)) // declare 'a[i]=1' evaluates i (T21)
-				if integer && hasVal && !a.arithText(val, 0) {
-					a.evalAgain(variant+" "+show(v), "the value of an integer variable")
-				}
-				if _, ok := sensitiveEnv[v]; ok || strings.HasPrefix(v, "GIT_") {
-					a.note(sandbox.Ask, "shell.env_override", variant+" "+v, "exports or changes a sensitive variable")
-				}
+				a.declString(name, val, hasVal, integer, variant+" "+show(v))
 			}
 			continue
 		}
@@ -243,7 +239,12 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 		if val := a.wordString(as.Value); integer && as.Value != nil && val != mArith && !a.arithText(val, 0) {
 			a.evalAgain(variant+" "+as.Name.Value, "the value of an integer variable") // declare -i x=… (T21)
 		}
-		a.assign(as, false)
+		if _, set := a.st.vars[as.Name.Value]; !as.Naked || as.Index != nil || !set { // declare x keeps x's value
+			a.assign(as, false)
+		}
+		if integer {
+			a.markInt(as.Name.Value)
+		}
 	}
 	disp := strings.Join(parts, " ")
 	a.nameCurrent(parts, disp)
@@ -257,6 +258,28 @@ func (a *analyzer) decl(c *syntax.DeclClause) {
 		a.secretFlow = true
 	default:
 		a.note(sandbox.Allow, "shell.assignment", disp, "sets shell variables")
+	}
+}
+
+// declString handles a declaration given as one string (declare "x=v"):
+// the value of an integer variable, and the subscripts of an array value,
+// are evaluated (T21); the variable is recorded and checked like an
+// assignment.
+func (a *analyzer) declString(name, val string, hasVal, integer bool, who string) {
+	if hasVal && ((integer || a.intVar(name)) && !a.arithText(val, 0) ||
+		strings.HasPrefix(val, "(") && strings.Contains(val, "[")) {
+		a.evalAgain(who, "the value of an integer variable or array")
+	}
+	if integer {
+		a.markInt(name)
+	}
+	switch _, sensitive := sensitiveEnv[name]; {
+	case !validName(name):
+	case hasVal:
+		a.checkEnv(name, val, false)
+		a.setVar(name, val)
+	case sensitive || strings.HasPrefix(name, "GIT_"):
+		a.note(sandbox.Ask, "shell.env_override", who, "exports or changes a sensitive variable")
 	}
 }
 

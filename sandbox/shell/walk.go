@@ -58,6 +58,7 @@ type state struct {
 	stack [][]string        // pushd stack
 	vars  map[string]string // statically known variable values
 	funcs map[string]bool   // functions defined so far
+	ints  map[string]bool   // variables declared integer (evalint.go)
 }
 
 // ioCtx describes the standard input of a command.
@@ -235,6 +236,7 @@ func (a *analyzer) forClause(c *syntax.ForClause, io ioCtx) {
 		for _, it := range items {
 			static = static && !isDynamic(it.s)
 		}
+		a.loopInt(l.Name.Value, items, static)
 		if static {
 			a.budget -= len(items)
 			outs := []state{base}
@@ -375,19 +377,26 @@ func (a *analyzer) join(outs ...state) {
 			}
 			res.vars = vars
 		}
-		if !maps.Equal(res.funcs, o.funcs) {
-			funcs := maps.Clone(res.funcs)
-			if funcs == nil {
-				funcs = map[string]bool{}
-			}
-			maps.Copy(funcs, o.funcs)
-			res.funcs = funcs
-		}
+		res.funcs = unionSet(res.funcs, o.funcs)
+		res.ints = unionSet(res.ints, o.ints)
 		if len(o.stack) != len(res.stack) {
 			res.stack = nil
 		}
 	}
 	a.st = res
+}
+
+// unionSet is the union of two sets that are never modified in place.
+func unionSet(x, y map[string]bool) map[string]bool {
+	if maps.Equal(x, y) {
+		return x
+	}
+	u := maps.Clone(x)
+	if u == nil {
+		u = map[string]bool{}
+	}
+	maps.Copy(u, y)
+	return u
 }
 
 // joinValue is a variable's value after branches that left it different
