@@ -66,6 +66,9 @@ scan:
 			a.note(sandbox.Ask, "shell.git_exec_path", c.disp, "--exec-path makes git run programs from another directory")
 		case v == "-p" || v == "--paginate":
 			a.note(sandbox.Ask, "shell.git_pager", c.disp, "git runs a pager")
+		case v == "--help" && i+1 < len(args):
+			a.gitHelpAsk(c) // git --help log is git help log
+			return
 		case v == "--version" || v == "--help" || v == "-h" || v == "--exec-path" || strings.HasSuffix(v, "-path"):
 			a.note(sandbox.Allow, "shell.read_only", c.disp, "prints git information")
 			return
@@ -90,6 +93,8 @@ scan:
 		return
 	}
 	switch {
+	case gitHelpOpens(sub, rest):
+		a.gitHelpAsk(c)
 	case gitReadOnly[sub], sub == "branch" && gitBranchReads(rest), sub == "tag" && gitTagReads(rest),
 		(sub == "stash" || sub == "worktree" || sub == "notes" || sub == "reflog" || sub == "remote" ||
 			sub == "submodule") && gitSubReads(sub, rest):

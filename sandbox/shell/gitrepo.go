@@ -18,8 +18,10 @@ import (
 // VCS stamping run: diff.external, diff.<driver>.command and .textconv,
 // filter.<driver>.clean, .smudge and .process (applied to worktree files
 // through .gitattributes; no flag turns them off), gpg.program (with
-// log.showSignature). A read-only git command in a repository whose
-// configuration defines any of them asks, naming the key.
+// log.showSignature), and the keys that let it fetch a missing object
+// through a configured transport (gitfetch.go). A read-only git command
+// in a repository whose configuration defines any of them asks, naming
+// the key; the repository is found as git finds it (gitfind.go).
 
 // maxGitConfig bounds the bytes read from one configuration file; a larger
 // file is taken as defining a program.
@@ -41,61 +43,13 @@ func (a *analyzer) gitProgram(dir string) string {
 		return v
 	}
 	v := ""
-	if work, gitdir, ok := findRepo(dir); ok {
-		v = repoProgram(work, gitdir)
+	for _, r := range findRepo(dir) {
+		if v = repoProgram(r.work, r.gitdir); v != "" {
+			break
+		}
 	}
 	a.gitRepos[dir] = v
 	return v
-}
-
-// findRepo finds the repository git discovers from dir: the first
-// directory upwards with a .git directory or gitdir file, or one that is a
-// git directory itself. work is the worktree ("" for a bare repository).
-func findRepo(dir string) (work, gitdir string, ok bool) {
-	for d := dir; ; d = path.Dir(d) {
-		dotgit := path.Join(d, ".git")
-		if fi, err := os.Stat(dotgit); err == nil {
-			if fi.IsDir() {
-				return d, dotgit, true
-			}
-			if gd, ok := readGitdirFile(dotgit); ok {
-				return d, gd, true
-			}
-		}
-		if isGitDir(d) {
-			return "", d, true
-		}
-		if d == "/" {
-			return "", "", false
-		}
-	}
-}
-
-// readGitdirFile reads a "gitdir: <path>" file (worktrees, submodules).
-func readGitdirFile(name string) (string, bool) {
-	b, err := readCapped(name, 4096)
-	if err != nil {
-		return "", false
-	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	if !ok {
-		return "", false
-	}
-	gd := strings.TrimSpace(rest)
-	if !path.IsAbs(gd) {
-		gd = path.Join(path.Dir(name), gd)
-	}
-	return path.Clean(gd), true
-}
-
-// isGitDir reports a directory laid out as a git directory.
-func isGitDir(d string) bool {
-	for _, n := range []string{"HEAD", "objects", "refs"} {
-		if _, err := os.Stat(path.Join(d, n)); err != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // repoProgram scans the configuration files git reads for the repository
@@ -151,8 +105,10 @@ func submoduleConfigs(work, common string) []string {
 	gitConfigKeys(string(b), func(key, val string) {
 		if strings.HasPrefix(key, "submodule.") && strings.HasSuffix(key, ".path") && len(out) <= maxGitFiles {
 			sub := path.Join(work, path.Clean("/"+val)) // kept below the worktree
-			if _, gd, ok := findRepo(sub); ok && gd != path.Join(work, ".git") {
-				out = append(out, path.Join(gd, "config"))
+			for _, r := range findRepo(sub) {
+				if r.gitdir != path.Join(work, ".git") {
+					out = append(out, path.Join(r.gitdir, "config"))
+				}
 			}
 		}
 	})
@@ -173,7 +129,7 @@ func fileProgram(name string) string {
 	}
 	found := ""
 	ok := gitConfigKeys(string(b), func(key, val string) {
-		if found == "" && gitProgramKey(key, val) {
+		if found == "" && (gitProgramKey(key, val) || gitFetchKey(key, val)) {
 			found = key
 		}
 	})

@@ -17,18 +17,17 @@ import (
 // exists yet or not: a hooks directory the command creates runs at the
 // user's next commit.
 func GitTargets(root string) []string {
-	work, gitdir, ok := findRepo(filepath.ToSlash(root))
-	if !ok {
-		return nil
-	}
-	if work == "" {
-		work = root
-	}
-	t := &gitTargets{root: path.Clean(filepath.ToSlash(root)), work: work}
-	files := []string{path.Join(gitdir, "config"), path.Join(gitdir, "config.worktree")}
-	files = append(files, submoduleConfigs(work, gitdir)...)
-	for _, f := range files {
-		t.file(f, 0)
+	t := &gitTargets{root: path.Clean(filepath.ToSlash(root))}
+	for _, r := range findRepo(filepath.ToSlash(root)) {
+		t.work = r.work
+		if t.work == "" {
+			t.work = root
+		}
+		files := []string{path.Join(r.gitdir, "config"), path.Join(r.gitdir, "config.worktree")}
+		files = append(files, submoduleConfigs(t.work, r.gitdir)...)
+		for _, f := range files {
+			t.file(f, 0)
+		}
 	}
 	return t.out
 }

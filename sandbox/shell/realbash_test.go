@@ -99,16 +99,23 @@ func changedFiles(a, b map[string]fileState) []string {
 func runBash(t testing.TB, bash, dir, line string) []string {
 	t.Helper()
 	before := snapshot(t, dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	runIn(bash, dir, line, []string{"HOME=" + dir, "PATH=/usr/bin:/bin", "LC_ALL=C"}, 2*time.Second)
+	return changedFiles(before, snapshot(t, dir))
+}
+
+// runIn runs line with bash -c in dir, with env, no stdin and a time
+// limit (its process group is killed); it fails or not, only its effects
+// count.
+func runIn(bash, dir, line string, env []string, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bash, "-c", line)
 	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin", "LC_ALL=C"}
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	_ = cmd.Run() // failing lines are fine: only their effects count
-	return changedFiles(before, snapshot(t, dir))
+	_ = cmd.Run()
 }
 
 // lookBash finds bash, which the machine and CI have: its absence fails.

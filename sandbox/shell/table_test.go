@@ -113,6 +113,7 @@ var ruleExamples = map[string]struct {
 	"shell.git_option":           {sandbox.Ask, []string{"git --weird status"}},
 	"shell.git_output":           {sandbox.Ask, []string{"git log --output=x"}},
 	"shell.git_pager":            {sandbox.Ask, []string{"git -p log", "git diff --ext-diff"}},
+	"shell.git_help":             {sandbox.Ask, []string{"git help log", "git log --help", "git --help log", "git help -w log"}},
 	"shell.git_write":            {sandbox.Ask, []string{"git commit -m x", "git branch b", "git config user.name x"}},
 	"shell.go_exec":              {sandbox.Ask, []string{"go test -exec x ./...", "go build -toolexec t ."}},
 	"shell.go_mod":               {sandbox.Ask, []string{"go mod tidy"}},
