@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools/ext"
 )
 
 // trustCmd is `agentls trust`: it lists the hooks and MCP servers the
-// project declares and whether the user trusts them as they are now;
+// project declares, with the env values and workspace files their trust
+// covers (A18), and whether the user trusts them as they are now (or
+// trusted them before they changed);
 // --yes trusts them (and starts the project's servers once, to pin their
 // tool definitions); --revoke forgets every decision about the project
 // (A17).
@@ -35,7 +38,7 @@ func trustCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return 1
 	}
 	for _, w := range project.Warnings {
-		fmt.Fprintf(stderr, "agentls trust: warning: %s\n", w)
+		fmt.Fprintf(stderr, "agentls trust: warning: %s\n", sandbox.Visible(w))
 	}
 	store := ext.OpenStore(trustPath(getenv))
 	if *revoke {
@@ -46,28 +49,50 @@ func trustCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintf(stdout, "forgot the trust in %s\n", root)
 		return 0
 	}
-	entries := ext.ProjectEntries(project)
+	entries := ext.ProjectEntries(root, project)
 	if len(entries) == 0 {
 		fmt.Fprintf(stdout, "%s declares no hooks or MCP servers (%s, %s)\n", root, ext.ProjectHooksFile, ext.ProjectMCPFile)
 		return 0
 	}
-	var untrusted []ext.Entry
+	// Names, commands, env values and paths come from the repository:
+	// shown with their control characters visible (T22).
+	v := sandbox.Visible
+	var untrusted, unpinnable []ext.Entry
 	for _, e := range entries {
+		_, st := store.Lookup(root, e)
 		state := "trusted"
-		if _, ok := store.Trusted(root, e); !ok {
-			state, untrusted = "NOT trusted", append(untrusted, e)
+		switch {
+		case e.Unpinnable != "":
+			state = "NOT trusted (cannot be pinned: " + e.Unpinnable + ")"
+			unpinnable = append(unpinnable, e)
+		case st == ext.Changed:
+			state = "NOT trusted (changed since you trusted it)"
+		case st == ext.Unknown:
+			state = "NOT trusted"
+		}
+		if st != ext.Trusted && e.Unpinnable == "" {
+			untrusted = append(untrusted, e)
 		}
 		matcher := ""
 		if e.Matcher != "" {
-			matcher = " (matcher " + e.Matcher + ")"
+			matcher = " (matcher " + v(e.Matcher) + ")"
 		}
-		fmt.Fprintf(stdout, "%s %s%s: %s — %s\n", e.Kind, e.Name, matcher, e.What, state)
+		fmt.Fprintf(stdout, "%s %s%s: %s — %s\n", e.Kind, v(e.Name), matcher, v(e.What), state)
+		for _, kv := range e.Env {
+			fmt.Fprintf(stdout, "  env %s\n", v(kv))
+		}
+		for _, f := range e.Files {
+			fmt.Fprintf(stdout, "  runs %s\n", v(f))
+		}
 	}
 	if !*yes {
 		if len(untrusted) > 0 {
-			fmt.Fprintln(stdout, "These run on your machine, outside the sandbox. Review them, then run `agentls trust --yes` to trust them.")
+			fmt.Fprintln(stdout, "These run on your machine, outside the sandbox; the trust covers their settings and the workspace files listed. Review them, then run `agentls trust --yes` to trust them.")
 		}
 		return 0
+	}
+	for _, e := range unpinnable {
+		fmt.Fprintf(stderr, "agentls trust: %s %s cannot be trusted: %s\n", e.Kind, v(e.Name), e.Unpinnable)
 	}
 	if err := store.Trust(root, untrusted...); err != nil {
 		fmt.Fprintf(stderr, "agentls trust: %v\n", err)
@@ -79,11 +104,14 @@ func trustCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	x := ext.Start(ctx, o)
 	defer x.Close()
 	for _, s := range x.Servers() {
-		fmt.Fprintf(stdout, "mcp %s: %s, %d tools pinned %s\n", s.Name, s.State, len(s.Tools), s.Why)
+		fmt.Fprintf(stdout, "mcp %s: %s, %d tools pinned %s\n", v(s.Name), s.State, len(s.Tools), v(s.Why))
 		for _, t := range s.Tools {
-			fmt.Fprintf(stdout, "  %s: %s\n", t.Name, t.Description)
+			fmt.Fprintf(stdout, "  %s: %s\n", v(t.Name), v(t.Description))
 		}
 	}
-	fmt.Fprintf(stdout, "trusted %d entries of %s; any change asks again\n", len(untrusted), root)
+	fmt.Fprintf(stdout, "trusted %d entries of %s; any change to them or to the files they run asks again\n", len(untrusted), root)
+	if len(unpinnable) > 0 {
+		return 1
+	}
 	return 0
 }

@@ -6,9 +6,15 @@
 //
 // A project's entries run only once the user trusted them explicitly
 // (`agentls trust`, or the editor's prompt): the trust is pinned to a hash
-// of the entry (command, arguments, URL, the names of env variables and
-// headers; for hooks the event and matcher too) and, for an MCP server, of
-// its tool definitions; any change asks again. Without someone to ask
+// of the entry (command, arguments, URL, the names and values of env
+// variables and headers; for hooks the event, matcher and fail-closed
+// settings too), of what it runs (A18: the content of every workspace
+// file its words name — a hook's script, a server's entry file — and the
+// start-up files of every workspace directory they name, such as a
+// PYTHONPATH directory's sitecustomize.py and *.pth) and, for an MCP
+// server, of its tool definitions; any change asks again, and is checked
+// again before each run of a hook and each restart of a server. Trust
+// recorded by an older pin format is asked about again. Without someone to ask
 // (headless runs, call, mcp list) untrusted entries never start. Project
 // files are untrusted input (T20): regular files inside the root only,
 // size-capped, read without blocking, and errors about them never quote

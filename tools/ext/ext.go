@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/hooks"
 	"github.com/agentls/agentls/tools/mcp"
@@ -75,28 +76,59 @@ func Start(ctx context.Context, o *Options) *Extensions {
 		x.Warnings = append(x.Warnings, w)
 		o.Logger.Warn("Configuration key ignored", slog.String("why", w))
 	}
-	entries := ProjectEntries(project)
+	entries := projectEntries(o.Root, project)
 	var trusted []Entry
+	var untrusted []pinnedEntry
 	for _, e := range entries {
-		if t, ok := o.Trust.Trusted(o.Root, e); ok {
+		if t, ok := o.Trust.Trusted(o.Root, e.Entry); ok {
 			trusted = append(trusted, t)
 		} else {
-			x.Untrusted = append(x.Untrusted, e)
+			untrusted = append(untrusted, e)
 		}
+	}
+	for _, e := range untrusted {
+		x.Untrusted = append(x.Untrusted, e.Entry)
 	}
 	if len(x.Untrusted) > 0 && o.Ask != nil && askTrust(ctx, o, x.Untrusted) {
 		if err := o.Trust.Trust(o.Root, x.Untrusted...); err != nil {
 			x.warn(o.Logger, "the trust cannot be recorded: "+err.Error())
 		} else {
-			trusted, x.Untrusted = append(trusted, x.Untrusted...), nil
+			var still []Entry
+			for _, e := range x.Untrusted {
+				if e.Unpinnable == "" {
+					trusted = append(trusted, e)
+				} else {
+					still = append(still, e)
+				}
+			}
+			x.Untrusted = still
 		}
 	}
 	for _, e := range x.Untrusted {
-		x.warn(o.Logger, fmt.Sprintf("project %s %s not started: not trusted as it is now (run `agentls trust`)", e.Kind, e.Name))
+		why := "not trusted as it is now (run `agentls trust`)"
+		switch {
+		case e.Unpinnable != "":
+			why = "what it runs cannot be pinned: " + e.Unpinnable
+		case status(o.Trust, o.Root, e) == Changed:
+			why = "it changed since you trusted it (run `agentls trust` to review it)"
+		}
+		x.warn(o.Logger, fmt.Sprintf("project %s %s not started: %s", e.Kind, e.Name, why))
 	}
-	x.runs = append(hookRuns(user.Hooks), hookRuns(trustedHooks(project.Hooks, trusted))...)
-	x.hooks = hooks.New(&hooks.Options{User: user.Hooks, Project: trustedHooks(project.Hooks, trusted), Environ: o.Environ,
-		Logger: o.Logger})
+	// What runs is checked again before each run: a hook's script, or a
+	// server's files at its restart, may change after this start (A18).
+	trustedHash := map[string]bool{}
+	for _, e := range trusted {
+		trustedHash[e.Kind+"\x00"+e.Hash] = true
+	}
+	projectHooks := trustedHooks(entries, trustedHash)
+	x.runs = append(hookRuns(o.Root, user.Hooks), hookRuns(o.Root, projectHooks)...)
+	x.hooks = hooks.New(&hooks.Options{User: user.Hooks, Project: projectHooks, Environ: o.Environ,
+		Logger: o.Logger, Verify: func(ev hooks.Event, g *hooks.Group, c *hooks.Command) error {
+			if !trustedHash["hook\x00"+hookPin(o.Root, ev, g, c).hash] {
+				return errChanged
+			}
+			return nil
+		}})
 	x.Warnings = append(x.Warnings, x.hooks.Warnings()...)
 	if o.NoMCP {
 		return x
@@ -106,6 +138,7 @@ func Start(ctx context.Context, o *Options) *Extensions {
 		servers = map[string]mcp.ServerConfig{}
 	}
 	pinned := map[string]Entry{}
+	fromProject := map[string]bool{}
 	for _, e := range trusted {
 		if e.Kind != "mcp" {
 			continue
@@ -114,16 +147,30 @@ func Start(ctx context.Context, o *Options) *Extensions {
 			x.warn(o.Logger, fmt.Sprintf("project mcp %s not started: the user config has a server of that name", e.Name))
 			continue
 		}
-		servers[e.Name], pinned[e.Name] = project.MCPServers[e.Name], e
+		servers[e.Name], pinned[e.Name], fromProject[e.Name] = project.MCPServers[e.Name], e, true
 	}
-	for _, sc := range servers {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		sc := servers[name]
 		x.runs = append(append(x.runs, sc.Command), sc.Args...)
-		for _, v := range sc.Env {
-			x.runs = append(x.runs, v)
+		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+			x.runs = append(x.runs, sc.Env[k])
 		}
+		x.runs = append(x.runs, loads(o.Root, serverWords(&sc))...)
 	}
-	x.mcp = mcp.Start(ctx, &mcp.Options{Servers: servers, Dir: o.Root, Environ: o.Environ, StartTimeout: o.StartTimeout,
-		Logger: o.Logger, Accept: func(server, toolsHash string) error {
+	x.mcp = mcp.Start(ctx, &mcp.Options{Servers: servers, Project: fromProject, Dir: o.Root, Environ: o.Environ,
+		StartTimeout: o.StartTimeout, Logger: o.Logger,
+		Verify: func(server string) error {
+			e, ok := pinned[server]
+			if !ok {
+				return nil // the user's own server
+			}
+			sc := servers[server]
+			if serverPin(o.Root, &sc).hash != e.Hash {
+				return errChanged
+			}
+			return nil
+		},
+		Accept: func(server, toolsHash string) error {
 			e, ok := pinned[server]
 			if !ok || e.ToolsHash == toolsHash {
 				return nil // the user's own server, or the definitions the user trusted
@@ -132,6 +179,15 @@ func Start(ctx context.Context, o *Options) *Extensions {
 		}})
 	return x
 }
+
+func status(s *Store, root string, e Entry) Status {
+	_, st := s.Lookup(root, e)
+	return st
+}
+
+// errChanged is why a trusted project entry does not run after all: what
+// it runs changed since its trust was checked.
+var errChanged = errors.New("what it runs changed since you trusted it (run `agentls trust` to review it)")
 
 // pinTools pins a trusted project server's tool definitions: at its first
 // start after the user trusted its command, or when they changed and the
@@ -166,22 +222,55 @@ func askTrust(ctx context.Context, o *Options, entries []Entry) bool {
 	defer cancel()
 	var b strings.Builder
 	b.WriteString("This workspace declares commands that run on your machine, outside the sandbox:\n")
+	v := sandbox.Visible // repository text, shown to a person (T22)
 	for _, e := range entries {
-		fmt.Fprintf(&b, "- %s %s: %s\n", e.Kind, e.Name, e.What)
+		fmt.Fprintf(&b, "- %s %s: %s", e.Kind, v(e.Name), v(e.What))
+		if e.Matcher != "" {
+			fmt.Fprintf(&b, " (matcher %s)", v(e.Matcher))
+		}
+		if _, st := o.Trust.Lookup(o.Root, e); st == Changed {
+			b.WriteString(" — changed since you trusted it")
+		}
+		b.WriteString("\n")
+		for _, kv := range e.Env {
+			fmt.Fprintf(&b, "    env %s\n", v(kv))
+		}
+		for _, f := range e.Files {
+			fmt.Fprintf(&b, "    runs %s\n", v(f))
+		}
 	}
-	b.WriteString("Trust and run them? (Any change to them asks again.)")
+	b.WriteString("Trust and run them? (Any change to them, or to the workspace files they run, asks again.)")
 	resp, err := o.Ask.Approve(ctx, &tools.ApprovalRequest{Tool: "agentls_trust", Risk: tools.RiskExecute, Question: b.String()})
 	return err == nil && (resp.Answer == tools.AnswerApprove || resp.Answer == tools.AnswerAlways)
 }
 
 // ProjectEntries lists what the project declares, each with the hash its
-// trust is pinned to, in a stable order.
-func ProjectEntries(project *Config) []Entry {
+// trust is pinned to (see [Entry.Hash]; the workspace files are read
+// under root), in a stable order.
+func ProjectEntries(root string, project *Config) []Entry {
 	var out []Entry
+	for _, e := range projectEntries(root, project) {
+		out = append(out, e.Entry)
+	}
+	return out
+}
+
+// pinnedEntry is an entry and, for a hook, where it is in the config.
+type pinnedEntry struct {
+	Entry
+	event hooks.Event
+	group hooks.Group
+	hook  hooks.Command
+}
+
+func projectEntries(root string, project *Config) []pinnedEntry {
+	var out []pinnedEntry
 	for _, ev := range slices.Sorted(maps.Keys(project.Hooks)) {
 		for _, g := range project.Hooks[ev] {
 			for _, c := range g.Hooks {
-				out = append(out, Entry{Kind: "hook", Name: string(ev), Hash: hookHash(ev, g.Matcher, c), What: c.Command, Matcher: g.Matcher})
+				p := hookPin(root, ev, &g, &c)
+				out = append(out, pinnedEntry{Entry: Entry{Kind: "hook", Name: string(ev), Hash: p.hash, What: c.Command,
+					Matcher: g.Matcher, Files: p.files, Unpinnable: p.why}, event: ev, group: g, hook: c})
 			}
 		}
 	}
@@ -191,41 +280,40 @@ func ProjectEntries(project *Config) []Entry {
 		if what == "" {
 			what = describe(c.Command, c.Args)
 		}
-		if len(c.Env) > 0 {
+		var env []string
+		for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+			env = append(env, k+"="+c.Env[k])
+		}
+		if len(env) > 0 {
 			what += " (env: " + strings.Join(slices.Sorted(maps.Keys(c.Env)), ", ") + ")"
 		}
-		out = append(out, Entry{Kind: "mcp", Name: name, Hash: c.CommandHash(), What: what})
+		p := serverPin(root, &c)
+		out = append(out, pinnedEntry{Entry: Entry{Kind: "mcp", Name: name, Hash: p.hash, What: what, Env: env, Files: p.files,
+			Unpinnable: p.why}})
 	}
 	return out
 }
 
-func hookHash(ev hooks.Event, matcher string, c hooks.Command) string {
-	return hashJSON([]any{ev, matcher, c.Type, c.Command, c.Timeout, c.Policy})
-}
-
 // trustedHooks keeps the project hooks whose entries are trusted.
-func trustedHooks(cfg hooks.Config, trusted []Entry) hooks.Config {
+func trustedHooks(entries []pinnedEntry, trusted map[string]bool) hooks.Config {
 	out := hooks.Config{}
-	for ev, groups := range cfg {
-		for _, g := range groups {
-			kept := hooks.Group{Matcher: g.Matcher}
-			for _, c := range g.Hooks {
-				h := hookHash(ev, g.Matcher, c)
-				if slices.ContainsFunc(trusted, func(e Entry) bool { return e.Kind == "hook" && e.Hash == h }) {
-					kept.Hooks = append(kept.Hooks, c)
-				}
-			}
-			if len(kept.Hooks) > 0 {
-				out[ev] = append(out[ev], kept)
-			}
+	for _, e := range entries {
+		if e.Kind != "hook" || !trusted["hook\x00"+e.Hash] {
+			continue
 		}
+		g := e.group
+		g.Hooks = []hooks.Command{e.hook}
+		out[e.event] = append(out[e.event], g)
 	}
 	return out
 }
 
 // Runs returns the command lines, arguments and environment values of
-// every hook and MCP server that runs: the workspace files they name are
-// held when a command changes them (S10), since they run on the host.
+// every hook and MCP server that runs, and the workspace files they run or
+// load (their scripts; the start-up files of the directories they name,
+// such as a PYTHONPATH directory's sitecustomize.py): the workspace files
+// they name are held when a command changes them (S10), since they run on
+// the host.
 func (x *Extensions) Runs() []string {
 	if x == nil {
 		return nil
@@ -233,13 +321,15 @@ func (x *Extensions) Runs() []string {
 	return x.runs
 }
 
-// hookRuns lists the command lines of cfg.
-func hookRuns(cfg hooks.Config) []string {
+// hookRuns lists the command lines of cfg and the workspace files they
+// run or load.
+func hookRuns(root string, cfg hooks.Config) []string {
 	var out []string
-	for _, groups := range cfg {
-		for _, g := range groups {
+	for _, ev := range slices.Sorted(maps.Keys(cfg)) {
+		for _, g := range cfg[ev] {
 			for _, c := range g.Hooks {
 				out = append(out, c.Command)
+				out = append(out, loads(root, named(hookWords(root, c.Command)))...)
 			}
 		}
 	}

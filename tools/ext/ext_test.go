@@ -137,7 +137,7 @@ func TestStart_A17_ToolDefinitionsPinned(t *testing.T) {
 	// server that changes its definitions under the same entry by
 	// trusting the new entry's command first.
 	proj := project(t, changed, "true")
-	e := ProjectEntries(proj)
+	e := ProjectEntries(root, proj)
 	var mcpEntry Entry
 	for _, en := range e {
 		if en.Kind == "mcp" {

@@ -20,16 +20,54 @@ type Entry struct {
 	Kind string `json:"kind"` // "hook" or "mcp"
 	// Name is the server's name, or the hook's event.
 	Name string `json:"name"`
-	// Hash pins what the entry runs: [mcp.ServerConfig.CommandHash] for a
-	// server; for a hook its event, matcher, command, timeout and policy
-	// flag.
+	// Hash pins what the entry runs (A17, A18): for a server its
+	// [mcp.ServerConfig.Pinned] settings (env values included); for a
+	// hook its event, matcher, command, timeout and fail-closed settings;
+	// for both, the content of every workspace file its words name (the
+	// script a command runs, a server's entry file) and the start-up
+	// files of every workspace directory they name (a PYTHONPATH
+	// directory's sitecustomize.py). Any change asks again.
 	Hash string `json:"hash"`
+	// Pin is the format of Hash ([pinVersion]); a record of another
+	// format is never trusted.
+	Pin int `json:"pin,omitempty"`
 	// ToolsHash pins a server's tool definitions; "" until the first start
 	// after the user trusted its command.
 	ToolsHash string `json:"tools_hash,omitempty"`
 	// What the user reviews: the command line or URL, and the matcher.
 	What    string `json:"what"`
 	Matcher string `json:"matcher,omitempty"`
+	// Env is a server's environment as NAME=value, and Files the
+	// workspace files pinned, for the user to review.
+	Env   []string `json:"env,omitempty"`
+	Files []string `json:"files,omitempty"`
+	// Unpinnable says why the entry cannot be pinned (files too large,
+	// too many): it is asked about every time.
+	Unpinnable string `json:"-"`
+}
+
+// Status is where an entry stands with the user.
+type Status int
+
+// The statuses of an entry.
+const (
+	// Unknown: the user never trusted an entry like it.
+	Unknown Status = iota
+	// Changed: the user trusted the entry, but what it runs has changed
+	// since (a file, a setting, or the format of the pin): not trusted.
+	Changed
+	// Trusted as it is now.
+	Trusted
+)
+
+// same reports whether t and e are the same entry of the config, trusted
+// or not: a server of the same name, or a hook of the same event,
+// matcher and command.
+func (t *Entry) same(e *Entry) bool {
+	if t.Kind != e.Kind || t.Name != e.Name {
+		return false
+	}
+	return t.Kind == "mcp" || t.Matcher == e.Matcher && t.What == e.What
 }
 
 // Store is the user's trust decisions, kept in one file in the state
@@ -73,25 +111,41 @@ func (s *Store) read() (*trustFile, error) {
 // Trusted returns the trusted entry of root matching e's kind, name and
 // hash, if there is one.
 func (s *Store) Trusted(root string, e Entry) (Entry, bool) {
+	t, st := s.Lookup(root, e)
+	return t, st == Trusted
+}
+
+// Lookup says whether e is trusted for root as it is now (and returns the
+// record), changed since the user trusted it, or unknown. A record of an
+// older pin format is changed, never trusted.
+func (s *Store) Lookup(root string, e Entry) (Entry, Status) {
 	f, err := s.read()
 	if err != nil {
-		return Entry{}, false // an unreadable store trusts nothing
+		return Entry{}, Unknown // an unreadable store trusts nothing
 	}
+	st := Unknown
 	for _, t := range f.Roots[root] {
-		if t.Kind == e.Kind && t.Name == e.Name && t.Hash == e.Hash {
-			return t, true
+		if t.Kind == e.Kind && t.Name == e.Name && t.Hash == e.Hash && t.Pin == pinVersion && e.Unpinnable == "" {
+			return t, Trusted
+		}
+		if t.same(&e) {
+			st = Changed
 		}
 	}
-	return Entry{}, false
+	return Entry{}, st
 }
 
 // Trust records entries as trusted for root, replacing earlier decisions
-// about the same kind and name.
+// about the same entries (see [Entry.same]). An entry that cannot be
+// pinned is not recorded.
 func (s *Store) Trust(root string, entries ...Entry) error {
+	entries = slices.DeleteFunc(slices.Clone(entries), func(e Entry) bool { return e.Unpinnable != "" })
+	for i := range entries {
+		entries[i].Pin = pinVersion
+	}
 	return s.update(root, func(old []Entry) []Entry {
 		out := slices.DeleteFunc(old, func(t Entry) bool {
-			return slices.ContainsFunc(entries, func(e Entry) bool { return e.Kind == t.Kind && e.Name == t.Name && e.Hash == t.Hash }) ||
-				(t.Kind == "mcp" && slices.ContainsFunc(entries, func(e Entry) bool { return e.Kind == "mcp" && e.Name == t.Name }))
+			return slices.ContainsFunc(entries, func(e Entry) bool { return e.Kind == t.Kind && e.Name == t.Name && e.Hash == t.Hash || t.same(&e) })
 		})
 		return append(out, entries...)
 	})

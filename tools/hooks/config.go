@@ -91,6 +91,11 @@ type hook struct {
 	// broken is why a policy hook's entry is unusable: it denies every
 	// call it could have matched.
 	broken string
+	// group and command are the hook as configured; verify, when set,
+	// says why it must not run now.
+	group   Group
+	command Command
+	verify  func() error
 }
 
 // name identifies the hook in logs and the audit record: the source and
@@ -122,7 +127,7 @@ func compile(cfg Config, source string) (hs []*hook, warnings []string) {
 					warnings = append(warnings, fmt.Sprintf("%s %s hook %d: %s", source, event, gi+1, w))
 				}
 				h := &hook{event: event, match: match, cmd: c.Command, policy: policy, source: source,
-					timeout: DefaultTimeout}
+					timeout: DefaultTimeout, group: g, command: c}
 				if c.Timeout > 0 {
 					h.timeout = time.Duration(c.Timeout * float64(time.Second))
 				}

@@ -37,7 +37,12 @@ type Options struct {
 	// Environ is the environment hooks are built from, os.Environ() when
 	// nil; it is scrubbed by [exec.HostEnv].
 	Environ []string
-	Logger  *slog.Logger
+	// Verify, when set, is asked before each run of a project hook: an
+	// error means the hook does not run — an observer is skipped, a
+	// policy hook denies — and says why (what it runs changed since the
+	// user trusted it, A18).
+	Verify func(ev Event, g *Group, c *Command) error
+	Logger *slog.Logger
 }
 
 // Set is the hooks of one workspace. It is safe for concurrent use.
@@ -68,6 +73,11 @@ func New(o *Options) *Set {
 		name string
 	}{{o.User, "user"}, {o.Project, "project"}} {
 		hs, warnings := compile(src.cfg, src.name)
+		if src.name == "project" && o.Verify != nil {
+			for _, h := range hs {
+				h.verify = func() error { return o.Verify(h.event, &h.group, &h.command) }
+			}
+		}
 		s.hooks = append(s.hooks, hs...)
 		s.warnings = append(s.warnings, warnings...)
 	}

@@ -67,6 +67,11 @@ func (s *Set) runOne(ctx context.Context, h *hook, in *input) tools.HookVerdict 
 	if h.broken != "" {
 		return fail("misconfigured: " + h.broken)
 	}
+	if h.verify != nil {
+		if err := h.verify(); err != nil {
+			return fail(err.Error())
+		}
+	}
 	in.HookEventName = h.event
 	data, err := json.Marshal(in)
 	if err != nil {

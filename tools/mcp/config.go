@@ -3,12 +3,9 @@ package mcp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 )
@@ -86,15 +83,13 @@ func (c *ServerConfig) callTimeout() time.Duration {
 	return DefaultCallTimeout
 }
 
-// CommandHash pins what a server entry runs or reaches: the transport,
-// command, arguments, URL and the names (not the values) of its
-// environment and headers. Trust in a project's server is pinned to it
-// (A17): any change asks again.
-func (c *ServerConfig) CommandHash() string {
-	envNames := slices.Sorted(maps.Keys(c.Env))
-	headerNames := slices.Sorted(maps.Keys(c.Headers))
-	b, _ := json.Marshal([]any{c.kind(), c.Command, c.Args, c.URL, envNames, headerNames})
-	return hashOf(b)
+// Pinned is what of a server entry the trust in a project's server is
+// pinned to (A17, A18): the transport, command, arguments, URL, and the
+// names and values of its environment and headers (a changed PYTHONPATH
+// or NODE_OPTIONS value runs other code). The workspace files the entry
+// runs are pinned beside it by tools/ext.
+func (c *ServerConfig) Pinned() any {
+	return []any{c.kind(), c.Command, c.Args, c.URL, c.Env, c.Headers}
 }
 
 func hashOf(b []byte) string {

@@ -35,7 +35,19 @@ type Options struct {
 	// stops the server and says why (a project server whose definitions
 	// differ from what the user trusted, A17).
 	Accept func(server, toolsHash string) error
-	Logger *slog.Logger
+	// Verify, when set, is asked before every start of a server, its
+	// restart included; an error keeps it from running and says why (a
+	// project server whose files or settings changed since the user
+	// trusted them, A18).
+	Verify func(server string) error
+	// Project names the servers a project declared (the others are the
+	// user's). Tool names are unique: a project server whose name
+	// normalizes to the name of a user's server (Tickets and tickets both
+	// give mcp__tickets__…) or of a project server before it does not
+	// start, and whatever name clash is left is won by the user's server;
+	// the loser's tool is dropped with a warning (B6).
+	Project map[string]bool
+	Logger  *slog.Logger
 }
 
 // Manager supervises the servers of one session. It is safe for
@@ -45,6 +57,7 @@ type Manager struct {
 	dir          string
 	env          []string
 	startTimeout time.Duration
+	verify       func(server string) error
 	log          *slog.Logger
 }
 
@@ -56,7 +69,7 @@ func Start(ctx context.Context, o *Options) *Manager {
 	if o == nil {
 		o = &Options{}
 	}
-	m := &Manager{dir: o.Dir, startTimeout: o.StartTimeout, log: o.Logger}
+	m := &Manager{dir: o.Dir, startTimeout: o.StartTimeout, verify: o.Verify, log: o.Logger}
 	if m.startTimeout <= 0 {
 		m.startTimeout = DefaultStartTimeout
 	}
@@ -69,7 +82,24 @@ func Start(ctx context.Context, o *Options) *Manager {
 	}
 	m.env = sbexec.HostEnv(environ)
 	for _, name := range slices.Sorted(maps.Keys(o.Servers)) {
-		m.servers = append(m.servers, &server{name: name, cfg: o.Servers[name], m: m})
+		m.servers = append(m.servers, &server{name: name, cfg: o.Servers[name], m: m, project: o.Project[name]})
+	}
+	// Names are taken by the user's servers first (a disabled one too: the
+	// user's policy may name its tools), then the project's, each by name.
+	taken := map[string]*server{} // normalized name → the server that has it
+	for _, s := range m.byPrecedence() {
+		key := namePart(s.name)
+		if other, dup := taken[key]; dup && s.project && key != "" {
+			whose := "the user's server"
+			if other.project {
+				whose = "the project server"
+			}
+			s.shadows = fmt.Sprintf("its tools would be named as those of %s %s (mcp__%s__…)", whose, cut(other.name, 64), key)
+			continue
+		}
+		if _, dup := taken[key]; !dup {
+			taken[key] = s
+		}
 	}
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
@@ -95,10 +125,19 @@ func (s *server) start(ctx context.Context, accept func(string, string) error) {
 	case namePart(s.name) == "":
 		fail("its name has no letters or digits")
 		return
+	case s.shadows != "":
+		fail(s.shadows)
+		return
 	}
 	if why := s.cfg.validate(); why != "" {
 		fail(why)
 		return
+	}
+	if s.m.verify != nil {
+		if err := s.m.verify(s.name); err != nil {
+			fail(err.Error())
+			return
+		}
 	}
 	c, defs, err := s.connect(ctx)
 	if err != nil {
@@ -124,7 +163,7 @@ func (s *server) start(ctx context.Context, accept func(string, string) error) {
 func (m *Manager) Tools() []*tools.Tool {
 	var out []*tools.Tool
 	seen := map[string]bool{}
-	for _, s := range m.servers {
+	for _, s := range m.byPrecedence() {
 		s.mu.Lock()
 		running, defs := s.state == StateRunning, s.defs
 		s.mu.Unlock()
@@ -135,6 +174,9 @@ func (m *Manager) Tools() []*tools.Tool {
 			t, err := s.tool(d)
 			if err == nil && seen[t.Name] {
 				err = fmt.Errorf("its name %s is taken by another tool", t.Name)
+				if s.project {
+					err = fmt.Errorf("its name %s is taken by another tool; the user's servers' tools come first", t.Name)
+				}
 			}
 			if err != nil {
 				m.log.Warn("MCP tool skipped", slog.String("server", s.name), slog.String("tool", cut(d.Name, 64)),
@@ -146,6 +188,22 @@ func (m *Manager) Tools() []*tools.Tool {
 		}
 	}
 	slices.SortFunc(out, func(a, b *tools.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// byPrecedence is the servers in the order they take tool names: the
+// user's first, then the project's, each by name (B6).
+func (m *Manager) byPrecedence() []*server {
+	out := slices.Clone(m.servers)
+	slices.SortStableFunc(out, func(a, b *server) int {
+		switch {
+		case a.project == b.project:
+			return 0
+		case b.project:
+			return -1
+		}
+		return 1
+	})
 	return out
 }
 

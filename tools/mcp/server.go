@@ -31,6 +31,10 @@ type server struct {
 	name string
 	cfg  ServerConfig
 	m    *Manager
+	// project is a server a project declared; shadows says why it may
+	// not start: its tool names would be another server's (B6).
+	project bool
+	shadows string
 
 	mu       sync.Mutex // guards the fields below
 	conn     *conn      // the live connection; nil when not connected
@@ -258,6 +262,12 @@ func (s *server) crashedLocked(ctx context.Context, c *conn) {
 	}
 	s.restarts++
 	log.Warn("MCP server crashed; restarting it once", slog.String("why", why))
+	if s.m.verify != nil {
+		if err := s.m.verify(s.name); err != nil {
+			s.remove(log, "crashed, and is not restarted: "+err.Error())
+			return
+		}
+	}
 	nc, defs, err := s.connect(context.WithoutCancel(ctx))
 	if err != nil {
 		s.remove(log, "crashed, and its restart failed: "+err.Error())
