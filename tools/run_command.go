@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -87,6 +88,7 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	res, err := env.Exec.Run(ctx, &exec.Spec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
 		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.userApproved, Stage: overlay(st),
+		WarmGoCache: buildsGo(c.Commands),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -152,4 +154,21 @@ func sandboxSummary(env *Env) string {
 		return "sandboxed, network on"
 	}
 	return "sandboxed, no network"
+}
+
+// buildsGo reports whether a command line may run the Go toolchain
+// directly or through a build tool (go, gofmt, make, a script or an
+// interpreter): only then is the user's Go build cache worth a layer of
+// its own under the command (S11). It decides speed, never safety.
+func buildsGo(cmds []shell.Command) bool {
+	for _, c := range cmds {
+		if c.Kind != shell.KindCommand || len(c.Argv) == 0 {
+			continue
+		}
+		switch path.Base(c.Argv[0]) {
+		case "go", "gofmt", "make", "gmake", "bash", "sh", "just", "task", "mage", "xargs", "env", "timeout", "nice":
+			return true
+		}
+	}
+	return false
 }

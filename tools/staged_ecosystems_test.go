@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/sandbox/shell"
 )
 
 // callUnasked runs command through the gateway under the editor's
@@ -169,5 +171,19 @@ func TestStaged_S10_AlwaysLikeApprove(t *testing.T) {
 	out, err := exec.Command("git", "-C", h.root, "rev-list", "--count", "HEAD").Output()
 	if err != nil || strings.TrimSpace(string(out)) != "2" {
 		t.Errorf("commits on the host: %q %v", out, err)
+	}
+}
+
+// S11: the user's Go cache is layered under the commands that may build
+// Go, and only those (one overlay mount less for the rest).
+func TestBuildsGo_S11(t *testing.T) {
+	sp := &shell.Policy{Root: t.TempDir()}
+	for cmd, want := range map[string]bool{
+		"go test ./...": true, "gofmt -l .": true, "make test": true, "cd sub && go build": true,
+		"true": false, "ls -la | wc -l": false, "npm test": false, "cargo build": false,
+	} {
+		if got := buildsGo(sp.Analyze(cmd).Simple); got != want {
+			t.Errorf("buildsGo(%q) = %v", cmd, got)
+		}
 	}
 }

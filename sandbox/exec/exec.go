@@ -190,8 +190,12 @@ type Spec struct {
 	// set afterwards (sandbox/stage). Where the kernel cannot stage
 	// ([LayerStaging] missing) the command runs on the workspace itself
 	// with the protection of UserApproved, and [Result.Staged] is false.
-	Stage  *Overlay
-	Limits Limits
+	Stage *Overlay
+	// WarmGoCache gives a staged command the user's Go build cache as a
+	// read-only layer beneath its workspace's (S11); without it the
+	// workspace's own cache is used alone (one overlay mount less).
+	WarmGoCache bool
+	Limits      Limits
 }
 
 // Result is the outcome of a command that ran. A non-zero exit, a

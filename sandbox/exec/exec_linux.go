@@ -105,11 +105,11 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 		if staged {
 			hs.Mounts.Overlays = []overlayMount{stageMount(s)}
 			hs.DiskDirs = []string{s.Stage.Upper, tmp}
-			if warm := newWarmCache(gocache, tmp, s.Dir); warm != nil {
-				defer warm.finish()
-				hs.Mounts.Overlays = append(hs.Mounts.Overlays, warm.mount)
-				hs.DiskDirs = append(hs.DiskDirs, warm.mount.Upper)
-			}
+		}
+		if warm := warmFor(s, staged, gocache, tmp); warm != nil {
+			defer warm.finish()
+			hs.Mounts.Overlays = append(hs.Mounts.Overlays, warm.mount)
+			hs.DiskDirs = append(hs.DiskDirs, warm.mount.Upper)
 		}
 	}
 	if flags&unix.CLONE_NEWUTS != 0 {

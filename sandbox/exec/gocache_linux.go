@@ -46,6 +46,15 @@ func userGoCache() string {
 	return d
 }
 
+// warmFor is the cache overlay of a staged command that asked for one
+// ([Spec.WarmGoCache]), or nil.
+func warmFor(s *Spec, staged bool, gocache, tmp string) *warmCache {
+	if !staged || !s.WarmGoCache {
+		return nil
+	}
+	return newWarmCache(gocache, tmp, s.Dir)
+}
+
 // newWarmCache prepares the overlay of the workspace cache gocache over
 // the user's; nil when there is no user cache, gocache is not a
 // persistent workspace cache, or either lies in the workspace ws (then

@@ -89,7 +89,7 @@ func BenchmarkStagedGoTest_S11(b *testing.B) {
 
 		ws = benchModule(b)
 		dir := b.TempDir()
-		spec := &Spec{Command: cmd, Dir: ws, CacheDir: filepath.Join(dir, "cache"),
+		spec := &Spec{Command: cmd, Dir: ws, CacheDir: filepath.Join(dir, "cache"), WarmGoCache: true,
 			Stage: &Overlay{Upper: filepath.Join(dir, "u"), Work: filepath.Join(dir, "w")}}
 		start = time.Now()
 		os.Mkdir(spec.Stage.Upper, 0o755)

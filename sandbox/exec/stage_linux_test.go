@@ -67,7 +67,7 @@ func TestStaged_S11_WarmGoCache(t *testing.T) {
 	os.MkdirAll(filepath.Join(user, "ab"), 0o755)
 	os.WriteFile(filepath.Join(user, "ab", "entry-d"), []byte("user's entry"), 0o644)
 	ws, cache := t.TempDir(), t.TempDir()
-	res, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Stage: newStage(t), CacheDir: cache,
+	res, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Stage: newStage(t), CacheDir: cache, WarmGoCache: true,
 		Command: `cat "$GOCACHE/ab/entry-d" && mkdir -p "$GOCACHE/cd" && echo new > "$GOCACHE/cd/new-d" && echo poison > "$GOCACHE/ab/entry-d"`})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("%v %+v", err, res)
