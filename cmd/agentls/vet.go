@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/tools"
@@ -124,19 +128,51 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // gateway holds the flags shared by vet and call.
 type gateway struct {
 	root, policy, profile *string
+	fs                    *flag.FlagSet
 	getenv                func(string) string
 }
 
 func gatewayFlags(fs *flag.FlagSet, getenv func(string) string) *gateway {
-	return &gateway{
-		root:    fs.String("root", ".", "workspace root"),
-		policy:  fs.String("policy", "", "policy file (default: the user policy file)"),
-		profile: fs.String("profile", "", "policy profile: editor, headless or ci"),
-		getenv:  getenv,
-	}
+	g := &gateway{root: fs.String("root", ".", "workspace root"), fs: fs, getenv: getenv}
+	g.policy = new(string)
+	fs.Func("policy", "policy `FILE` (default: the user policy file)", func(v string) error {
+		// Named on the command line, the file must be there: a missing
+		// one would report the decisions of no policy at all (T18).
+		fi, err := os.Stat(v)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: %w", v, errors.Unwrap(err))
+		case fi.IsDir():
+			return fmt.Errorf("%s: a directory, not a policy file", v)
+		}
+		*g.policy = v
+		return nil
+	})
+	g.profile = profileFlag(fs, "", "policy profile `NAME`: "+strings.Join(profiles, ", ")+" (default headless)")
+	return g
 }
 
-// load resolves --root and loads the policy for the workspace.
+// profiles are the policy profiles (T13): one per surface.
+var profiles = []string{tools.ProfileEditor, tools.ProfileHeadless, tools.ProfileCI}
+
+// profileFlag defines a --profile flag that takes only a known profile: an
+// unknown one (a typo: --profile cl) is a bad command line (exit 2), not
+// the defaults of a profile nobody wrote.
+func profileFlag(fs *flag.FlagSet, value, usage string) *string {
+	p := &value
+	fs.Func("profile", usage, func(v string) error {
+		if !slices.Contains(profiles, v) {
+			return fmt.Errorf("unknown profile %q (want %s)", v, strings.Join(profiles, ", "))
+		}
+		*p = v
+		return nil
+	})
+	return p
+}
+
+// load resolves --root and loads the policy for the workspace. Its
+// warnings (rules skipped, project settings ignored) are printed as a run
+// prints them (T13, T18): vet must say what a run would do.
 func (g *gateway) load(defaultProfile string) (root string, policy *tools.Policy, err error) {
 	if root, err = filepath.Abs(*g.root); err != nil {
 		return "", nil, err
@@ -151,10 +187,15 @@ func (g *gateway) load(defaultProfile string) (root string, policy *tools.Policy
 	userFile := *g.policy
 	if userFile == "" {
 		userFile = userPolicyPath(g.getenv)
+	} else if _, err := os.Stat(userFile); err != nil {
+		return "", nil, fmt.Errorf("--policy %s: %w", userFile, errors.Unwrap(err)) // gone since the flag was read
 	}
 	policy, err = tools.LoadPolicy(profile, userFile, projectPolicyPath(root))
 	if err != nil {
 		return "", nil, err
+	}
+	for _, w := range policy.Warnings {
+		fmt.Fprintf(g.fs.Output(), "agentls policy: %s\n", sandbox.Visible(w))
 	}
 	return root, policy, nil
 }
