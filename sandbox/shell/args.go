@@ -173,9 +173,7 @@ func readCmd(short, out string) func(*analyzer, *call, *cmdSpec) {
 				a.echoed = append(a.echoed, strings.TrimSuffix(f.s, "/")+"/"+mChild)
 			}
 		}
-		if o.has("compress-program") {
-			a.note(sandbox.Ask, "shell.exec_option", c.disp, "runs a compression program")
-		}
+		a.programFlags(c, o)
 		ops := o.ops
 		if len(ops) == 0 && (c.name == "ls" || c.name == "dir" || c.name == "vdir" || c.name == "du" || c.name == "tree") {
 			ops = []field{{s: "."}} // they list the working directory

@@ -46,6 +46,9 @@ func goCmd(a *analyzer, c *call, s *cmdSpec) {
 				if strings.Contains(f.val.s, "extld") || strings.Contains(f.val.s, "toolexec") {
 					a.note(sandbox.Ask, "shell.go_exec", c.disp, "sets the external linker")
 				}
+				if f.name == "gccgoflags" && !safeCompilerFlags(f.val.s) {
+					a.note(sandbox.Ask, "shell.go_exec", c.disp, "-gccgoflags can make gccgo run another program")
+				}
 			}
 		}
 		for _, f := range ops {

@@ -205,6 +205,9 @@ func (a *analyzer) gitReadArgs(sub string, rest []field, c *call) {
 	noIndex := false
 	for k, f := range rest {
 		name, val, has := strings.Cut(f.s, "=")
+		if sub == "grep" && gitGrepPager(name) {
+			name = "-O"
+		}
 		switch name {
 		case "--output", "-o":
 			if name == "--output" || sub == "grep" {

@@ -225,8 +225,12 @@ func tarCmd(a *analyzer, c *call, s *cmdSpec) {
 	o := parseOpts(args, "fCIFTXbHKNgLV", "file", "directory", "use-compress-program", "to-command",
 		"info-script", "new-volume-script", "rsh-command", "files-from", "exclude-from", "checkpoint-action")
 	for _, f := range o.flags {
-		switch f.name {
-		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F", "rsh-command":
+		name := f.name
+		if full := longPrefix(name, programOpts["tar"]); f.long && full != "" {
+			name = full // getopt takes --use-comp for --use-compress-program
+		}
+		switch name {
+		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F", "rsh-command", "rmt-command":
 			a.reparse(f.val.s, c, sandbox.Ask, "shell.shell_escape", "tar runs a program")
 		case "checkpoint-action":
 			if cmd, ok := strings.CutPrefix(f.val.s, "exec="); ok {

@@ -177,7 +177,7 @@ func (a *analyzer) checkEnv(name, val string, prefix bool) {
 	case strings.HasPrefix(name, "GIT_CONFIG_"):
 		kind = envGit
 	case strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "DYLD_"), strings.HasPrefix(name, "LD_"),
-		toolchainEnv(name):
+		toolchainEnv(name), programEnv(name), compilerFlagsEnv(name) && !safeCompilerFlags(val):
 		kind = envAsk
 	default:
 		return
@@ -192,6 +192,9 @@ func (a *analyzer) checkEnv(name, val string, prefix bool) {
 		a.note(sandbox.Ask, "shell.env_override", disp, "changes how commands are found or behave")
 	case envCode:
 		a.note(sandbox.Ask, "shell.env_command", disp, "the variable holds a command that programs run")
+		if name == "LESSOPEN" || name == "LESSCLOSE" { // "|cmd %s", "||cmd %s", "|-cmd %s"
+			val = strings.TrimLeft(val, "|-")
+		}
 		a.reparse(val, &call{disp: disp}, sandbox.Ask, "shell.env_command", "the variable holds a command that programs run")
 	case envPrompt:
 		if strings.Contains(val, "$(") || strings.Contains(val, "`") || isDynamic(val) {

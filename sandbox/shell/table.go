@@ -80,7 +80,8 @@ func buildTable() {
 	register("join", ro(readCmd("tj12oe", "")))
 	register("cut", ro(readCmd("dfcb", "")))
 	register("expand unexpand", ro(readCmd("t", "")))
-	register("diff diff3 sdiff", ro(readCmd("UCIFSxXLWD", "")))
+	register("diff diff3", ro(readCmd("UCIFSxXLWD", "")))
+	register("sdiff", ro(readCmd("UCIFSxXLWDw", "o")))
 	register("cmp", ro(readCmd("inI", "")))
 	register("sort", ro(readCmd("ktSTP", "o")))
 	register("shuf", ro(readCmd("niH", "o")))
@@ -91,7 +92,7 @@ func buildTable() {
 	register("grep egrep fgrep rgrep zgrep", ro(grepCmd("efmABCdD", "regexp", "file", "max-count", "after-context",
 		"before-context", "context", "devices", "directories", "label", "group-separator")))
 	register("rg", ro(grepCmd("efgtTmABCMjrEd", "regexp", "file", "glob", "type", "type-not", "max-count",
-		"replace", "pre", "pre-glob", "max-depth", "encoding")))
+		"replace", "pre", "pre-glob", "max-depth", "encoding", "hostname-bin")))
 	register("find", ro(findCmd))
 	register("jq", ro(jqCmd))
 	register("sed", ro(sedCmd))
@@ -219,6 +220,7 @@ type optVal struct {
 	name   string // "r" for -r, "recursive" for --recursive
 	val    field
 	hasVal bool
+	long   bool // given with two dashes
 }
 
 // parseOpts splits args into options and operands, GNU style. short lists
@@ -237,7 +239,7 @@ func parseOpts(args []field, short string, long ...string) opts {
 			continue
 		case strings.HasPrefix(s, "--"):
 			name, val, ok := strings.Cut(s[2:], "=")
-			ov := optVal{name: name, val: field{s: val}, hasVal: ok}
+			ov := optVal{name: name, val: field{s: val}, hasVal: ok, long: true}
 			if !ok && slices.Contains(long, name) && i+1 < len(args) {
 				i++
 				ov.val, ov.hasVal = args[i], true

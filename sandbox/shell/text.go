@@ -15,9 +15,10 @@ func grepCmd(short string, long ...string) func(*analyzer, *call, *cmdSpec) {
 	return func(a *analyzer, c *call, s *cmdSpec) {
 		o := parseOpts(c.args(), short, long...)
 		a.note(s.dec, s.rule, c.disp, "searches files")
-		if c.name == "rg" && o.has("pre", "pre-glob") {
+		if c.name == "rg" && o.hasLong("pre", "pre-glob") {
 			a.note(sandbox.Ask, "shell.rg_pre", c.disp, "rg --pre runs a program on every file searched")
 		}
+		a.programFlags(c, o)
 		for _, f := range o.vals("f", "file") {
 			a.access(f, accRead, c.disp)
 		}
