@@ -160,6 +160,9 @@ func (c *client) deleteFile(op *protocol.DeleteFile, notes map[protocol.ChangeAn
 	if err != nil {
 		return false, err.Error()
 	}
+	if why := deletable(c.root, rel); why != "" {
+		return false, "refusing to delete " + rel + ": " + why
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return false, rel + " does not exist"
@@ -178,4 +181,23 @@ func (c *client) deleteFile(op *protocol.DeleteFile, notes map[protocol.ChangeAn
 	}
 	c.out.deleted(rel)
 	return true, ""
+}
+
+// deletable says why the workspace file rel must not be deleted, or "":
+// a control file (E15: .git, .vscode, … at any depth) or a path that
+// leads through a symlink, which could make a delete land inside .git
+// (issue 22 item 6). The server checks the same; this client does not
+// trust it.
+func deletable(root, rel string) string {
+	if _, ok := sandbox.MatchControlPath(rel); ok {
+		return "a control file"
+	}
+	p := root
+	for comp := range strings.SplitSeq(rel, "/") {
+		p = filepath.Join(p, comp)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return "it leads through a symlink"
+		}
+	}
+	return ""
 }
