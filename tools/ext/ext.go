@@ -238,6 +238,9 @@ func askTrust(ctx context.Context, o *Options, entries []Entry) bool {
 		for _, f := range e.Files {
 			fmt.Fprintf(&b, "    runs %s\n", v(f))
 		}
+		if e.Unpinnable != "" {
+			fmt.Fprintf(&b, "    cannot be pinned (%s): it does not start even if you trust it\n", e.Unpinnable)
+		}
 	}
 	b.WriteString("Trust and run them? (Any change to them, or to the workspace files they run, asks again.)")
 	resp, err := o.Ask.Approve(ctx, &tools.ApprovalRequest{Tool: "agentls_trust", Risk: tools.RiskExecute, Question: b.String()})

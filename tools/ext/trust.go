@@ -38,9 +38,10 @@ type Entry struct {
 	What    string `json:"what"`
 	Matcher string `json:"matcher,omitempty"`
 	// Env is a server's environment as NAME=value, and Files the
-	// workspace files pinned, for the user to review.
-	Env   []string `json:"env,omitempty"`
-	Files []string `json:"files,omitempty"`
+	// workspace files pinned, for the user to review (not kept in the
+	// store: the hash covers them, and a value may be a token).
+	Env   []string `json:"-"`
+	Files []string `json:"-"`
 	// Unpinnable says why the entry cannot be pinned (files too large,
 	// too many): it is asked about every time.
 	Unpinnable string `json:"-"`
