@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/agentls/agentls/lspserver/command"
@@ -71,26 +70,6 @@ func revertGuard(root *sandbox.Root, rel string) error {
 		}
 	}
 	return nil
-}
-
-// links is the number of hard links of fi where the system says
-// (syscall.Stat_t's Nlink on Unix systems, whose type varies), else 1.
-func links(fi fs.FileInfo) uint64 {
-	v := reflect.ValueOf(fi.Sys())
-	if v.Kind() == reflect.Pointer && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return 1
-	}
-	n := v.FieldByName("Nlink")
-	if n.CanUint() {
-		return n.Uint()
-	}
-	if n.CanInt() && n.Int() > 0 {
-		return uint64(n.Int())
-	}
-	return 1
 }
 
 // refusedCount is how many of fs [revertGuard] refused.

@@ -12,18 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Failure is a change that could not land, and why.
-type Failure struct {
-	Change *Change
-	Err    error
-}
-
-// Report is what a merge did.
-type Report struct {
-	Landed []*Change
-	Failed []Failure
-}
-
 // Merge applies changes, which are of set and in its order, to the
 // workspace: deletions, then each file atomically (renamed from the upper
 // layer when it lies on the workspace's file system, else copied to a

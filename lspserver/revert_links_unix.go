@@ -1,0 +1,17 @@
+//go:build unix
+
+package lspserver
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// links is the number of hard links of fi (1 where the system does not
+// say).
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
