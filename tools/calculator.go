@@ -19,6 +19,9 @@ const (
 	calcMaxExp   = 10000 // largest |exponent| of ^
 )
 
+// calcRecovery tells the model how to write an expression the calculator takes.
+const calcRecovery = "use only numbers, + - * / % ^ and parentheses, e.g. (2^10 - 24) / 8"
+
 // Calculator returns the calculator tool (B5). The expression is parsed
 // with go/parser and its AST may hold only number literals, parentheses,
 // unary + and -, and the binary operators + - * / % ^. Everything else —
@@ -49,11 +52,16 @@ func Calculator() *Tool {
 	}
 }`),
 		// Arithmetic touches nothing: allowed. A bad expression is the
-		// model's to fix, so Run reports it with the field (T11).
+		// model's to fix, refused with the field (T11) by the check
+		// already, so vet says what a run does (T18; issue 22 item 9).
 		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Verdict, error) {
 			var a struct{ Expression string }
 			if err := json.Unmarshal(raw, &a); err != nil {
 				return denyArgs("arguments do not fit the tool"), nil
+			}
+			if _, err := Calculate(a.Expression); err != nil {
+				return &Verdict{Decision: Deny, Code: CodeInvalidArgs, Field: "expression", Rule: "calc.not_arithmetic",
+					Reason: err.Error(), Subject: a.Expression, Recovery: calcRecovery}, nil
 			}
 			return &Verdict{Decision: Allow, Rule: "calc.arithmetic", Subject: a.Expression}, nil
 		},
@@ -64,8 +72,7 @@ func Calculator() *Tool {
 			}
 			v, err := Calculate(a.Expression)
 			if err != nil {
-				return Fail(CodeInvalidArgs, "expression", err.Error(),
-					"use only numbers, + - * / % ^ and parentheses, e.g. (2^10 - 24) / 8"), nil
+				return Fail(CodeInvalidArgs, "expression", err.Error(), calcRecovery), nil
 			}
 			return Result{Content: v}, nil
 		},

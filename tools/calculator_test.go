@@ -121,8 +121,12 @@ func TestCalculator_B5_T3_T11_Gateway(t *testing.T) {
 	if got := wantOK(t, callCalc(`{"expression":"6 * 7"}`)); got != "42" {
 		t.Errorf("6 * 7 = %q", got)
 	}
-	if v := r.Vet(t.Context(), "calculator", `{"expression":"os.Exit(1)"}`); v.Decision != Allow || v.Subject != "os.Exit(1)" {
-		t.Errorf("vet: %+v; want allow with the expression as subject", v)
+	// T18, issue 22 item 9: vet says what the run does — refused.
+	if v := r.Vet(t.Context(), "calculator", `{"expression":"os.Exit(1)"}`); v.Decision != Deny || v.Code != CodeInvalidArgs || v.Subject != "os.Exit(1)" {
+		t.Errorf("vet: %+v; want deny (invalid_args) with the expression as subject", v)
+	}
+	if v := r.Vet(t.Context(), "calculator", `{"expression":"6 * 7"}`); v.Decision != Allow {
+		t.Errorf("vet of arithmetic: %+v", v)
 	}
 	te := wantErr(t, callCalc(`{"expression":"os.Exit(1)"}`), CodeInvalidArgs, "expression")
 	wantContains(t, te.Reason, "function call")

@@ -38,6 +38,9 @@ type Verdict struct {
 	// "database: query". It must not contain secrets.
 	Subject string `json:"subject,omitempty"`
 	Field   string `json:"-"` // the argument a deny is about, if one
+	// Recovery tells the model how to recover from the tool's own deny;
+	// "" takes the gateway's for the code.
+	Recovery string `json:"-"`
 	// Safe says the tool's own analysis established that the call is
 	// harmless (a read-only command with safe arguments): a risk default
 	// of ask is lifted to allow. A risk default of deny still applies.

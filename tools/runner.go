@@ -237,10 +237,12 @@ func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
 		if p.verdict.Code == "" {
 			p.verdict.Code = CodeApprovalDenied
 		}
-		switch p.verdict.Code {
-		case CodePathOutsideRoot:
+		switch {
+		case c.Recovery != "":
+			recovery = c.Recovery
+		case p.verdict.Code == CodePathOutsideRoot:
 			recovery = "use a path inside the workspace, relative to its root"
-		case CodeProtectedPath:
+		case p.verdict.Code == CodeProtectedPath:
 			recovery = "leave agentls' policy and configuration to the user; change the project's files only"
 		}
 	} else { // denied by a policy rule or risk default

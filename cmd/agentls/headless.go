@@ -23,7 +23,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	approve := fs.String("approve", defaultApprove(stdin), "how to answer approvals: ask, never or all")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	verbose := fs.Bool("v", false, "debug logging on stderr")
-	profile := fs.String("profile", tools.ProfileHeadless, "policy profile: editor, headless or ci")
+	profile := profileFlag(fs, tools.ProfileHeadless, "policy profile: editor, headless or ci")
 	cont := fs.Bool("continue", false, "continue the workspace's most recent session (A16)")
 	sessionID := fs.String("session", "", "continue the session with this ID (or a unique prefix)")
 	var strict strictFlag

@@ -104,7 +104,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	fs.SetOutput(stderr)
 	logFile := fs.String("log", "", "write logs to this file instead of stderr")
 	verbose := fs.Bool("v", false, "debug logging")
-	profile := fs.String("profile", tools.ProfileEditor, "policy profile: editor, headless or ci")
+	profile := profileFlag(fs, tools.ProfileEditor, "policy profile: editor, headless or ci")
 	// LSP clients (vscode-languageclient with TransportKind.stdio, many
 	// others) pass --stdio; stdio is the only transport, so it changes nothing.
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default and only transport; accepted for LSP clients that pass it)")
