@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -144,44 +144,69 @@ func (m *merger) hashMoved(pfd int, top string, below []*Change) {
 }
 
 // openFileAt opens the regular file name beneath dirfd without following
-// a symlink or blocking on a FIFO.
-func openFileAt(dirfd int, name string) (*os.File, error) {
+// a symlink or blocking on a FIFO. The descriptor is read with plain
+// system calls: an *os.File of a non-blocking descriptor would register
+// each file with the runtime's poller (a thousand files a merge).
+func openFileAt(dirfd int, name string) (int, error) {
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return -1, err
 	}
-	f := os.NewFile(uintptr(fd), name)
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", name)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1, fmt.Errorf("%s is not a regular file", name)
 	}
-	return f, nil
+	return fd, nil
+}
+
+// fdReader reads a descriptor with read(2).
+type fdReader int
+
+func (r fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(r), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
 }
 
 // readAt reads the regular file name beneath dirfd, at most MaxKeep+1
 // bytes.
 func readAt(dirfd int, name string) ([]byte, error) {
-	f, err := openFileAt(dirfd, name)
+	fd, err := openFileAt(dirfd, name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxKeep+1))
+	defer unix.Close(fd)
+	return io.ReadAll(io.LimitReader(fdReader(fd), MaxKeep+1))
 }
 
 // hashAt returns the hex SHA-256 of the regular file name beneath dirfd.
 func hashAt(dirfd int, name string) (string, error) {
-	f, err := openFileAt(dirfd, name)
+	fd, err := openFileAt(dirfd, name)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	buf := hashBufs.Get().(*[32 << 10]byte)
+	defer hashBufs.Put(buf)
+	if _, err := io.CopyBuffer(h, fdReader(fd), buf[:]); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// hashBufs are hashAt's read buffers.
+var hashBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
 func hashOf(b []byte) string {
 	sum := sha256.Sum256(b)

@@ -224,20 +224,20 @@ func ctimeAfter(fi fs.FileInfo, t time.Time) bool {
 // sameContent compares two regular files byte by byte, without following
 // a symlink or blocking on a FIFO swapped in.
 func sameContent(a, b string) (bool, error) {
-	fa, err := openRegular(a)
+	fa, err := openFileAt(unix.AT_FDCWD, a)
 	if err != nil {
 		return false, err
 	}
-	defer fa.Close()
-	fb, err := openRegular(b)
+	defer unix.Close(fa)
+	fb, err := openFileAt(unix.AT_FDCWD, b)
 	if err != nil {
 		return false, nil // changed meanwhile: not the same
 	}
-	defer fb.Close()
+	defer unix.Close(fb)
 	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
 	for {
-		na, ea := io.ReadFull(fa, ba)
-		nb, eb := io.ReadFull(fb, bb)
+		na, ea := io.ReadFull(fdReader(fa), ba)
+		nb, eb := io.ReadFull(fdReader(fb), bb)
 		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
 			return false, nil
 		}
@@ -245,18 +245,6 @@ func sameContent(a, b string) (bool, error) {
 			return errors.Is(ea, io.ErrUnexpectedEOF) || ea == io.EOF, nil
 		}
 	}
-}
-
-func openRegular(p string) (*os.File, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", p)
-	}
-	return f, nil
 }
 
 // blocks returns the bytes p occupies on disk.
