@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
@@ -70,7 +71,8 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	log := newLogger(logw, *verbose)
 	opts, err := serverOptions(getenv, log, *profile)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls: %v\n", err)
+		// A config error may quote the file's text (T22).
+		fmt.Fprintf(stderr, "agentls: %s\n", sandbox.VisibleText(err.Error()))
 		return 1
 	}
 	if closer := openAudit(opts, getenv, log); closer != nil {
