@@ -97,6 +97,10 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 		return Fail(CodeInternal, "", "the sandbox could not start the command: "+err.Error(), ""), nil
 	}
 	out := formatExec(res)
+	if res.StageError != "" {
+		out.Content += "[sandbox: the command could not run staged, so it ran on the workspace itself, " +
+			"unable to change its top level or control files]\n"
+	}
 	if res.Staged {
 		// After the status line, so that every view of the output's head
 		// shows what landed.

@@ -226,6 +226,10 @@ type Result struct {
 	// Staged: the command ran on Spec.Stage; its changes are there, not
 	// in the workspace.
 	Staged bool
+	// StageError says why a command given a stage ran unstaged (with the
+	// protection of an unstaged command): its workspace or stage could not
+	// be overlaid.
+	StageError string
 }
 
 // Overlay is a command's stage: the upper and work directories of its

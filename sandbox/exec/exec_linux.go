@@ -13,6 +13,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -61,6 +62,24 @@ func (r *Runner) Run(ctx context.Context, spec *Spec) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // nothing ran
 	}
+	res, err := r.runSpec(ctx, s, p)
+	if err != nil && s.Stage != nil && errors.Is(err, errStageMount) {
+		// This workspace (or stage) cannot be overlaid although the
+		// probe's could: nothing ran, so it runs unstaged, with the
+		// stricter protection, and says why (a fallback, S9).
+		why := err.Error()
+		u := *s
+		u.Stage = nil
+		res, err = r.runSpec(ctx, &u, p)
+		if res != nil {
+			res.StageError = why
+		}
+	}
+	return res, err
+}
+
+// runSpec runs the command of s, with defaults filled in, as p allows.
+func (r *Runner) runSpec(ctx context.Context, s *Spec, p *probeResult) (*Result, error) {
 	staged := s.Stage != nil && p.stage
 	tmp, err := privateTemp(s.Dir, staged)
 	if err != nil {
@@ -221,6 +240,8 @@ func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr
 		Duration: dur, Layers: layers,
 	}
 	switch {
+	case so.err == nil && strings.HasPrefix(so.st.Error, stageMountError):
+		return nil, fmt.Errorf("%w: %s", errStageMount, so.st.Error) // nothing ran
 	case so.err == nil && so.st.Error != "":
 		r.sys.probed.helperFailed() // the probe (maybe a cached one) promised this would work
 		return nil, fmt.Errorf("sandbox: %s", so.st.Error)

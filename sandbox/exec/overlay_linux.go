@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,10 +53,17 @@ func (o *overlayMount) options() string {
 
 func (o *overlayMount) mount() error {
 	if err := unix.Mount("overlay", o.Target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, o.options()); err != nil {
-		return fmt.Errorf("mounting the staged view of %s: %w", o.Target, err)
+		return fmt.Errorf("%s %s: %w", stageMountError, o.Target, err)
 	}
 	return nil
 }
+
+// stageMountError begins the helper's report of an overlay it could not
+// mount: nothing ran, and [Runner.Run] runs the command unstaged.
+const stageMountError = "mounting the staged view of"
+
+// errStageMount is an overlay the helper could not mount.
+var errStageMount = errors.New("sandbox: the workspace cannot be staged")
 
 // probe mounts o and checks that a file written through it lands in the
 // upper layer, not the lower; it returns why not ("" when it works).

@@ -134,3 +134,25 @@ func TestStaged_S9_TempAndCacheOutsideTheWorkspace(t *testing.T) {
 		t.Errorf("the stage holds %v, want only the workspace's w", names)
 	}
 }
+
+// S9: a stage that cannot be overlaid (here its upper and work
+// directories lie on different file systems) is a fallback, not a
+// failure: the command runs unstaged, with the stricter protection, and
+// the result says why.
+func TestStaged_S9_UnmountableStageFallsBack(t *testing.T) {
+	ws := t.TempDir()
+	shm, err := os.MkdirTemp("/dev/shm", "agentls-work-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(shm)
+	st := newStage(t)
+	st.Work = shm
+	res, err := testRunner.Run(context.Background(), &Spec{Dir: ws, Stage: st, Command: "echo x > sub.txt; echo ran"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Staged || res.StageError == "" || res.Stdout != "ran\n" {
+		t.Errorf("staged %v, stage error %q, stdout %q", res.Staged, res.StageError, res.Stdout)
+	}
+}
