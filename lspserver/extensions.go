@@ -2,8 +2,12 @@ package lspserver
 
 import (
 	"context"
+	"strings"
 	"sync"
 
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -38,6 +42,7 @@ func (s *Server) extensions(ctx context.Context) Extensions {
 	s.ext.once.Do(func() {
 		if s.opts.StartExtensions != nil {
 			s.ext.ext = s.opts.StartExtensions(ctx, s.root, approver{s})
+			s.warnExtensions(ctx)
 		}
 	})
 	return s.ext.ext
@@ -65,4 +70,27 @@ func (r *run) equipExtensions(o *tools.GatewayOptions) {
 		o.Tools = append(o.Tools, t)
 		o.Allowed = append(o.Allowed, t.Name)
 	}
+}
+
+// problems is what extensions that found problems while loading offer
+// ([Extensions] may implement it): entries skipped, unknown keys.
+type problems interface{ Problems() []string }
+
+// warnExtensions shows the user what went wrong loading the hooks and
+// MCP servers (A17: unknown keys warn), control characters visible: the
+// text may quote a project file.
+func (s *Server) warnExtensions(ctx context.Context) {
+	p, ok := s.ext.ext.(problems)
+	if !ok {
+		return
+	}
+	ws := p.Problems()
+	if len(ws) == 0 {
+		return
+	}
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		lines[i] = "- " + sandbox.VisibleText(w)
+	}
+	s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: hooks and MCP servers:\n"+strings.Join(lines, "\n"))
 }

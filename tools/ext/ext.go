@@ -311,6 +311,15 @@ func trustedHooks(entries []pinnedEntry, trusted map[string]bool) hooks.Config {
 	return out
 }
 
+// Problems returns the warnings of loading: entries skipped, unknown
+// keys (the editor shows them to the user).
+func (x *Extensions) Problems() []string {
+	if x == nil {
+		return nil
+	}
+	return x.Warnings
+}
+
 // Runs returns the command lines, arguments and environment values of
 // every hook and MCP server that runs, and the workspace files they run or
 // load (their scripts; the start-up files of the directories they name,
