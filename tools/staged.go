@@ -78,7 +78,7 @@ func (env *Env) land(ctx context.Context, st *stage.Stage, command string, start
 		return "", nil
 	}
 	held := append(slices.Clone(env.Protected), shell.GitTargets(env.Root)...)
-	set.Classify(&stage.Rules{Held: held, UserApproved: env.userApproved || env.sessionApproved, Tracked: stage.Tracked(env.Root)})
+	set.Classify(&stage.Rules{Held: held, UserApproved: env.userApproved || env.sessionApproved, Tracked: stage.TrackedLazy(env.Root)})
 	approved := env.askHeld(ctx, command, set.Held())
 	var landing []*stage.Change
 	dropped := map[string]bool{}

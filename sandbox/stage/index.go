@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // maxIndexBytes bounds the git index read for the mass-deletion guard.
@@ -34,6 +35,18 @@ func Tracked(root string) func(rel string) bool {
 		set[n] = true
 	}
 	return func(rel string) bool { return set[rel] }
+}
+
+// TrackedLazy is [Tracked] read on first use: a change set without
+// deletions never reads the index (which can be tens of MiB). Without a
+// readable index every path counts as tracked.
+func TrackedLazy(root string) func(rel string) bool {
+	var once sync.Once
+	var tracked func(string) bool
+	return func(rel string) bool {
+		once.Do(func() { tracked = Tracked(root) })
+		return tracked == nil || tracked(rel)
+	}
 }
 
 // indexNames parses the entries' path names of a git index file.

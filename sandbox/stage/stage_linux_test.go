@@ -336,3 +336,22 @@ func TestNew_S9_PrivateBase(t *testing.T) {
 	}
 	st.Remove()
 }
+
+// S10: the mass-deletion guard knows what git tracks (a real index), and
+// counts every file when there is no index to read.
+func TestTrackedLazy_S10(t *testing.T) {
+	ws := tree(t, map[string]string{"src/a.go": "a\n", "out/o": "o\n"})
+	if out, err := exec.Command("git", "-C", ws, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", ws, "add", "src/a.go").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	tr := TrackedLazy(ws)
+	if !tr("src/a.go") || tr("out/o") {
+		t.Errorf("tracked: src/a.go %v, out/o %v", tr("src/a.go"), tr("out/o"))
+	}
+	if none := TrackedLazy(t.TempDir()); !none("anything") {
+		t.Error("without an index a file must count as tracked")
+	}
+}
