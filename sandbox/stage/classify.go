@@ -65,6 +65,47 @@ func (s *Set) Classify(r *Rules) {
 	}
 	s.pairReplacements()
 	s.massDelete(r)
+	s.configChange(r)
+}
+
+// whyWithConfig is why a change is held beside a change of git's
+// configuration.
+const whyWithConfig = "the command also changed git's configuration, which decides what git runs: " +
+	"its other changes are held with it"
+
+// configChange holds every change when the command changed git's
+// configuration (a config file of a git directory, or a file the
+// configuration includes): the targets were read from the configuration
+// as it was, and the new one may point at files this same command wrote.
+func (s *Set) configChange(r *Rules) {
+	changed := false
+	for _, c := range s.Changes {
+		changed = changed || gitConfigPath(c.Path, r)
+	}
+	if !changed {
+		return
+	}
+	for _, c := range s.Changes {
+		if c.Class == Land {
+			c.Class, c.Why = Hold, whyWithConfig
+		}
+	}
+}
+
+// gitConfigPath reports a git configuration file: config or
+// config.worktree in a .git directory at any depth (modules too), or a
+// file the configuration includes (among r.Held).
+func gitConfigPath(rel string, r *Rules) bool {
+	base := strings.ToLower(path.Base(rel))
+	if (base == "config" || base == "config.worktree") && strings.Contains("/"+strings.ToLower(rel), "/.git/") {
+		return true
+	}
+	for _, h := range r.Held {
+		if strings.EqualFold(rel, h) && !strings.Contains(h, "/") && strings.HasPrefix(h, ".") {
+			return true // an include file at the top, such as .gitconfig
+		}
+	}
+	return false
 }
 
 // pairReplacements gives the deletion of a path that the command

@@ -122,18 +122,15 @@ func TestClassify_S10_EveryDepth(t *testing.T) {
 		{"docs/ok", "../src/main.go", Land},
 		{"docs/hook", "../hooks-dir", Hold},
 	}
-	set := &Set{}
-	for _, c := range cases {
+	for _, c := range cases { // one set each: a config change holds its whole set
 		ch := &Change{Path: c.path, Op: Add}
 		if c.target != "" {
 			ch.Type, ch.Target = fs.ModeSymlink, c.target
 		}
-		set.Changes = append(set.Changes, ch)
-	}
-	set.Classify(&Rules{Held: []string{".gitconfig", "hooks-dir", "scripts/audit-hook.sh"}})
-	for i, c := range cases {
-		if got := set.Changes[i]; got.Class != c.want {
-			t.Errorf("%s (-> %q): class %d (%s), want %d", c.path, c.target, got.Class, got.Why, c.want)
+		set := &Set{Changes: []*Change{ch}}
+		set.Classify(&Rules{Held: []string{".gitconfig", "hooks-dir", "scripts/audit-hook.sh"}})
+		if ch.Class != c.want {
+			t.Errorf("%s (-> %q): class %d (%s), want %d", c.path, c.target, ch.Class, ch.Why, c.want)
 		}
 	}
 }
@@ -142,9 +139,9 @@ func TestClassify_S10_EveryDepth(t *testing.T) {
 // commit); its configuration and hooks are held even then.
 func TestClassify_S10_ApprovedGitCommand(t *testing.T) {
 	set := &Set{Changes: []*Change{{Path: ".git/objects/ab/cdef", Op: Add}, {Path: ".git/index", Op: Modify},
-		{Path: ".git/refs/heads/main", Op: Modify}, {Path: ".git/config", Op: Modify}, {Path: ".git/hooks/pre-commit", Op: Add}}}
+		{Path: ".git/refs/heads/main", Op: Modify}, {Path: ".git/hooks/pre-commit", Op: Add}}}
 	set.Classify(&Rules{UserApproved: true})
-	want := []Class{Land, Land, Land, Hold, Hold}
+	want := []Class{Land, Land, Land, Hold}
 	for i, c := range set.Changes {
 		if c.Class != want[i] {
 			t.Errorf("%s: class %d, want %d", c.Path, c.Class, want[i])
@@ -353,5 +350,25 @@ func TestTrackedLazy_S10(t *testing.T) {
 	}
 	if none := TrackedLazy(t.TempDir()); !none("anything") {
 		t.Error("without an index a file must count as tracked")
+	}
+}
+
+// S10: a command that changes git's configuration has every other change
+// held with it: the configuration it wrote may point git at files the
+// same command wrote (core.hooksPath = tools/hooks, with the hook).
+func TestClassify_S10_ConfigChangeHoldsAll(t *testing.T) {
+	set := &Set{Changes: []*Change{{Path: ".git/config", Op: Modify}, {Path: "tools/hooks/pre-commit", Op: Add}, {Path: "src/a.go", Op: Modify}}}
+	set.Classify(&Rules{})
+	for _, c := range set.Changes {
+		if c.Class != Hold {
+			t.Errorf("%s: class %d, want held", c.Path, c.Class)
+		}
+	}
+	set = &Set{Changes: []*Change{{Path: "src/a.go", Op: Modify}, {Path: "docs/config", Op: Add}}}
+	set.Classify(&Rules{})
+	for _, c := range set.Changes {
+		if c.Class != Land {
+			t.Errorf("no config change, %s: class %d (%s)", c.Path, c.Class, c.Why)
+		}
 	}
 }
