@@ -212,3 +212,19 @@ func checkFile(t *testing.T, name, want string, perm fs.FileMode) {
 		t.Errorf("%s mode = %v; want %v", filepath.Base(name), fi.Mode().Perm(), perm)
 	}
 }
+
+// S9: a stage or temp dir a command left without permissions is still
+// removed whole.
+func TestRemoveTree_S9_Unwritable(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "tree")
+	os.MkdirAll(filepath.Join(d, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(d, "a", "b", "f"), []byte("x"), 0o644)
+	os.Chmod(filepath.Join(d, "a", "b"), 0)
+	os.Chmod(filepath.Join(d, "a"), 0o500)
+	if err := RemoveTree(d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(d); err == nil {
+		t.Error("the tree is still there")
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -19,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 // drainDelay bounds the wait for output after the command's process group
@@ -506,20 +507,9 @@ func goCacheDir(cacheDir, tmp, ws string) string {
 	return filepath.Join(tmp, "go-build")
 }
 
-// removeTree removes the private temp dir, even when the command left
-// directories without write or search permission in it.
-func removeTree(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	os.RemoveAll(dir)
-}
+// removeTree removes the private temp dir and the like (see
+// [sandbox.RemoveTree]).
+func removeTree(dir string) { sandbox.RemoveTree(dir) }
 
 // privateTemp makes the command's private temp dir (its HOME and
 // TMPDIR). A staged command's must lie outside the workspace: beneath the

@@ -4,6 +4,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -53,14 +54,8 @@ func BenchmarkStagedTrue_S9(b *testing.B) {
 }
 
 func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+	s := slices.Clone(d)
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -50,13 +51,7 @@ func BenchmarkMerge1000_S9(b *testing.B) {
 }
 
 func medianOf(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+	s := slices.Clone(d)
+	slices.Sort(s)
 	return s[len(s)/2]
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 // Stage is the writable layer of one command's copy-on-write view: Upper
@@ -52,16 +54,7 @@ func (s *Stage) Remove() error {
 	if s == nil {
 		return nil
 	}
-	if os.RemoveAll(s.Dir) == nil {
-		return nil
-	}
-	filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(s.Dir)
+	return sandbox.RemoveTree(s.Dir)
 }
 
 // Usage returns the bytes the upper layer holds on disk (allocated
