@@ -96,7 +96,7 @@ func newHarness(t *testing.T, root, script string) *harness {
 	return h
 }
 
-func (h *harness) runner(allowed []string) *tools.Runner {
+func (h *harness) runner(allowed []string) *tools.Gateway {
 	return tools.NewRunner(h.reg, &tools.Env{Root: h.root, Workspace: diskWorkspace{h.root}},
 		&tools.RunnerOptions{Allowed: allowed, ReadOnly: true, Policy: tools.DefaultPolicy(tools.ProfileHeadless)})
 }

@@ -15,7 +15,7 @@ import (
 func (s *Server) equip(r *run) error {
 	o := &tools.GatewayOptions{
 		Root: s.root, Workspace: r.ws, Findings: r.sink, Reads: tools.NewReadTracker(), Exec: s.opts.Exec,
-		Policy: r.policy, Approver: approver{s}, Session: s.sess, Audit: s.opts.Audit,
+		Policy: r.policy, Approver: approver{s}, Allowances: s.allow, Audit: s.opts.Audit,
 		SessionID: r.id, Logger: r.log,
 		ReadOnly: r.mode.ReadOnly(),
 	}

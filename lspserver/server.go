@@ -130,8 +130,8 @@ type Server struct {
 	subAgents bool
 	conn      jsonrpc2.Conn
 	docs      *documents
-	sess      *tools.Session // "always allow" answers of this connection
-	ext       extensions     // hooks and MCP servers, started at the first run
+	allow     *tools.Allowances // "always allow" answers of this connection
+	ext       extensions        // hooks and MCP servers, started at the first run
 	policy    policyState
 	// life is the session: cancelled when Serve returns, which then waits
 	// for bg, the session's background work (the file watch, policy
@@ -197,7 +197,7 @@ type clientCaps struct {
 func newServer(opts *Options) *Server {
 	s := &Server{
 		docs:       newDocuments(),
-		sess:       tools.NewSession(),
+		allow:      tools.NewAllowances(),
 		exited:     make(chan struct{}),
 		inflight:   make(map[jsonrpc2.ID]*pendingCall),
 		runs:       make(map[string]*runState),

@@ -69,49 +69,50 @@ type Approver interface {
 	Approve(ctx context.Context, req *ApprovalRequest) (ApprovalResponse, error)
 }
 
-// Session holds what the user allowed "always" during one editor session.
+// Allowances holds what the user allowed "always" while one editor stays
+// connected (not a conversation: that is agent/session).
 // Keys are normalized calls (tool and subject), never raw argument text, so
 // a differently spelled call is asked again. It is safe for concurrent use.
-type Session struct {
+type Allowances struct {
 	mu     sync.Mutex // guards always
 	always map[string]bool
 }
 
-// NewSession returns an empty session.
-func NewSession() *Session { return &Session{always: make(map[string]bool)} }
+// NewAllowances returns an empty set of allowances.
+func NewAllowances() *Allowances { return &Allowances{always: make(map[string]bool)} }
 
-func sessionKey(tool, subject string) string { return tool + "\x00" + subject }
+func allowanceKey(tool, subject string) string { return tool + "\x00" + subject }
 
-func (s *Session) allowed(tool, subject string) bool {
+func (s *Allowances) allowed(tool, subject string) bool {
 	if s == nil {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.always[sessionKey(tool, subject)]
+	return s.always[allowanceKey(tool, subject)]
 }
 
-func (s *Session) remember(tool, subject string) {
+func (s *Allowances) remember(tool, subject string) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.always[sessionKey(tool, subject)] = true
+	s.always[allowanceKey(tool, subject)] = true
 }
 
 // DefaultApprovalTimeout bounds each question to the user when the policy
 // sets no approval_timeout_seconds.
 const DefaultApprovalTimeout = 5 * time.Minute
 
-// approvals is the gateway's side of asking the user, for one [Runner]:
+// approvals is the gateway's side of asking the user, for one [Gateway]:
 // the run's one Approver, one timeout for every question (commands, file
 // changes the proposer cannot show, human_confirm), and one meaning of no
 // answer. A nil *approvals has nobody to ask.
 type approvals struct {
 	approver Approver
 	timeout  time.Duration
-	session  *Session
+	session  *Allowances
 	log      *slog.Logger
 }
 

@@ -104,7 +104,7 @@ func TestDiskProposer_E15_ControlFilesAskedOneByOne(t *testing.T) {
 	env := &Env{Root: root, Workspace: DiskWorkspace(root), Edits: &DiskProposer{Root: root}}
 	call := func(ap Approver, path, content string) Result {
 		t.Helper()
-		opts := &RunnerOptions{Allowed: []string{"write_file"}, Policy: allowAllWrites(t, ProfileHeadless), Session: session}
+		opts := &RunnerOptions{Allowed: []string{"write_file"}, Policy: allowAllWrites(t, ProfileHeadless), Allowances: session}
 		if ap != nil {
 			opts.Approver = ap
 		}
@@ -140,7 +140,7 @@ func TestDiskProposer_E15_ControlFilesAskedOneByOne(t *testing.T) {
 	}
 }
 
-var session = NewSession()
+var session = NewAllowances()
 
 // TestGateway_E15_ControlVerdictIsGeneric: any tool whose check marks its
 // verdict Control (run_command does for redirections) is asked under an
@@ -158,8 +158,8 @@ func TestGateway_E15_ControlVerdictIsGeneric(t *testing.T) {
 	p := DefaultPolicy(ProfileEditor)
 	p.Rules = []Rule{mustRule(t, "*", Allow, "user")}
 	ap := &recordingApprover{answer: AnswerAlways}
-	s := NewSession()
-	r := NewRunner(reg, &Env{}, &RunnerOptions{Allowed: []string{"exec_thing"}, Policy: p, Approver: ap, Session: s})
+	s := NewAllowances()
+	r := NewRunner(reg, &Env{}, &RunnerOptions{Allowed: []string{"exec_thing"}, Policy: p, Approver: ap, Allowances: s})
 	for range 2 {
 		res, err := r.Call(t.Context(), "exec_thing", `{"cmd":"x"}`)
 		if err != nil || res.Content != "ran" {
@@ -178,7 +178,7 @@ func TestGateway_E15_ControlVerdictIsGeneric(t *testing.T) {
 	// Even an "always" remembered for the same subject (say, before the
 	// analyser knew the file) is not used.
 	s.remember("exec_thing", "echo x > .envrc")
-	nobody := NewRunner(reg, &Env{}, &RunnerOptions{Allowed: []string{"exec_thing"}, Policy: p, Session: s})
+	nobody := NewRunner(reg, &Env{}, &RunnerOptions{Allowed: []string{"exec_thing"}, Policy: p, Allowances: s})
 	res, _ := nobody.Call(t.Context(), "exec_thing", `{}`)
 	wantErr(t, res, CodeApprovalRequired, "")
 }

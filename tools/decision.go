@@ -24,7 +24,7 @@ func stricter(a, b Decision) bool { return a.Stricter(b) }
 // Verdict is a decision on one call and what it is about. A tool's static
 // policy step ([Tool.Check]) returns its own verdict; the gateway combines
 // it with the policy into the verdict that decides the call, which is what
-// [Runner.Vet] returns and `agentls vet` prints (the fields with JSON
+// [Gateway.Vet] returns and `agentls vet` prints (the fields with JSON
 // names).
 type Verdict struct {
 	// Decision is final when Deny: no policy rule or approval can turn a

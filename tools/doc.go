@@ -1,5 +1,5 @@
 // Package tools owns the tool contract ([Tool]), the [Registry] of built-in
-// tools, and the validation gateway ([Runner]) that every model tool call
+// tools, and the validation gateway ([Gateway]) that every model tool call
 // passes through: parse, registered tool, JSON-schema validation, mode check,
 // execution, result checks.
 //

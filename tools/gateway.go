@@ -33,8 +33,8 @@ type GatewayOptions struct {
 	Policy *Policy
 	// Approver answers the policy's asks and human_confirm's questions.
 	Approver Approver
-	// Session remembers "always allow" answers across runs.
-	Session *Session
+	// Allowances remembers "always allow" answers across runs.
+	Allowances *Allowances
 	// Audit receives one record per decision; nil discards.
 	Audit *AuditLog
 	// Hooks run the user's PreToolUse and PostToolUse hooks around every
@@ -68,7 +68,7 @@ type GatewayOptions struct {
 // the one place where the tools' environment, the policy's tool settings,
 // the approver and the audit log come together. serve, exec, vet and call
 // all build their gateway here. It fails only on an invalid o.Tools entry.
-func NewGateway(reg *Registry, o *GatewayOptions) (*Runner, error) {
+func NewGateway(reg *Registry, o *GatewayOptions) (*Gateway, error) {
 	if o == nil {
 		o = &GatewayOptions{}
 	}
@@ -91,14 +91,14 @@ func NewGateway(reg *Registry, o *GatewayOptions) (*Runner, error) {
 	policy.Apply(env)
 	return NewRunner(reg, env, &RunnerOptions{
 		Allowed: slices.Clone(o.Allowed), Withheld: maps.Clone(o.Withheld), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,
-		Session: o.Session, Audit: o.Audit, Hooks: o.Hooks, SessionID: o.SessionID, Logger: o.Logger,
+		Allowances: o.Allowances, Audit: o.Audit, Hooks: o.Hooks, SessionID: o.SessionID, Logger: o.Logger,
 	}), nil
 }
 
 // Subset returns a gateway with r's registry, environment, policy,
 // approvals and audit that offers only those of names r offers: what a
 // sub-agent of r's run gets.
-func (r *Runner) Subset(names []string) *Runner {
+func (r *Gateway) Subset(names []string) *Gateway {
 	opts := r.opts
 	opts.Allowed = nil
 	for _, n := range names {

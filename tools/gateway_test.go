@@ -49,16 +49,16 @@ func execTool(runs *atomic.Int32) *Tool {
 	}
 }
 
-func gateway(t *testing.T, ap Approver, policy *Policy, sess *Session, audit *AuditLog) (*Runner, *atomic.Int32) {
+func gateway(t *testing.T, ap Approver, policy *Policy, sess *Allowances, audit *AuditLog) (*Gateway, *atomic.Int32) {
 	t.Helper()
 	var runs atomic.Int32
 	reg := NewRegistry()
 	reg.MustRegister(execTool(&runs))
 	return NewRunner(reg, &Env{Root: t.TempDir()}, &RunnerOptions{Allowed: []string{"exec_thing"},
-		Approver: ap, Policy: policy, Session: sess, Audit: audit}), &runs
+		Approver: ap, Policy: policy, Allowances: sess, Audit: audit}), &runs
 }
 
-func call(t *testing.T, r *Runner, args string) Result {
+func call(t *testing.T, r *Gateway, args string) Result {
 	t.Helper()
 	res, err := r.Call(t.Context(), "exec_thing", args)
 	if err != nil {
@@ -100,7 +100,7 @@ func TestGateway_T7_T15_Approval(t *testing.T) {
 // question for the same normalized call in the session, and only that one.
 func TestGateway_T16_AlwaysRemembersNormalizedCall(t *testing.T) {
 	ap := &fakeApprover{answer: AnswerAlways}
-	sess := NewSession()
+	sess := NewAllowances()
 	r, runs := gateway(t, ap, nil, sess, nil)
 	call(t, r, `{"cmd":"make test"}`)
 	call(t, r, `{"cmd":"  make test "}`) // same normalized subject

@@ -56,7 +56,7 @@ const maxHookRewrites = 3
 // preHooks runs the PreToolUse hooks on a call the policy let through: a
 // block becomes the call's refusal, rewritten input is prepared again from
 // the start (T1-T5), and hooks see the rewrite too.
-func (r *Runner) preHooks(ctx context.Context, name string, p prepared) prepared {
+func (r *Gateway) preHooks(ctx context.Context, name string, p prepared) prepared {
 	if r.opts.Hooks == nil {
 		return p
 	}
@@ -84,7 +84,7 @@ func (r *Runner) preHooks(ctx context.Context, name string, p prepared) prepared
 
 // postHooks runs the PostToolUse hooks on the checked result of a call
 // that ran.
-func (r *Runner) postHooks(ctx context.Context, name string, p prepared, res Result) Result {
+func (r *Gateway) postHooks(ctx context.Context, name string, p prepared, res Result) Result {
 	if r.opts.Hooks == nil {
 		return res
 	}
@@ -101,7 +101,7 @@ func (r *Runner) postHooks(ctx context.Context, name string, p prepared, res Res
 	return checkResult(res, r.env.Root)
 }
 
-func (r *Runner) hookCall(name string, p *prepared) *HookCall {
+func (r *Gateway) hookCall(name string, p *prepared) *HookCall {
 	return &HookCall{SessionID: r.opts.SessionID, Tool: name, Input: p.args, Subject: p.verdict.Subject, Cwd: r.env.Root}
 }
 

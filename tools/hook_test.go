@@ -38,7 +38,7 @@ func (f *fakeHooks) PostToolUse(_ context.Context, c *HookCall, res *Result) Hoo
 	return f.post(c, res)
 }
 
-func hookGateway(t *testing.T, h Hooks, ap Approver) (*Runner, *atomic.Int32) {
+func hookGateway(t *testing.T, h Hooks, ap Approver) (*Gateway, *atomic.Int32) {
 	var runs atomic.Int32
 	reg := NewRegistry()
 	reg.MustRegister(execTool(&runs))

@@ -75,7 +75,7 @@ func (fx *fetchFixture) policy(allowLoopback bool) *netguard.Policy {
 // fetchRunner is a gateway with a fresh registry of the two tools. The
 // policy lets http_fetch run without a prompt unless ap is set, when it
 // asks as by default.
-func fetchRunner(p *netguard.Policy, ap Approver) *Runner {
+func fetchRunner(p *netguard.Policy, ap Approver) *Gateway {
 	reg := NewRegistry()
 	reg.MustRegister(HTTPFetch(), Calculator())
 	opts := &RunnerOptions{Allowed: []string{"http_fetch", "calculator"}, Timeout: 10 * time.Second}
@@ -89,7 +89,7 @@ func fetchRunner(p *netguard.Policy, ap Approver) *Runner {
 	return NewRunner(reg, &Env{Limits: Limits{HTTP: p}}, opts)
 }
 
-func fetchCall(t *testing.T, r *Runner, args any) Result {
+func fetchCall(t *testing.T, r *Gateway, args any) Result {
 	t.Helper()
 	b, _ := json.Marshal(args)
 	res, err := r.Call(t.Context(), "http_fetch", string(b))
@@ -243,7 +243,7 @@ func TestHTTPFetch_Issue10_15_AllowlistedGetIsNotAsked(t *testing.T) {
 	fx := newFetchFixture(t)
 	reg := NewRegistry()
 	reg.MustRegister(HTTPFetch())
-	runner := func(p *Policy, ap Approver) *Runner {
+	runner := func(p *Policy, ap Approver) *Gateway {
 		return NewRunner(reg, &Env{Limits: Limits{HTTP: fx.policy(true)}}, &RunnerOptions{Allowed: []string{"http_fetch"}, Policy: p, Approver: ap})
 	}
 	// Nobody to ask: an allowlisted GET still runs.

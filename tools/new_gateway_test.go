@@ -10,7 +10,7 @@ import (
 	"github.com/agentls/agentls/sandbox/netguard"
 )
 
-func mustGateway(t *testing.T, reg *Registry, o *GatewayOptions) *Runner {
+func mustGateway(t *testing.T, reg *Registry, o *GatewayOptions) *Gateway {
 	t.Helper()
 	r, err := NewGateway(reg, o)
 	if err != nil {

@@ -26,7 +26,7 @@ func TestGateway_I16_WithheldToolRefusedWithWhy(t *testing.T) {
 	r := mustGateway(t, reg, &GatewayOptions{Root: t.TempDir(), Approver: ap, Audit: NewAuditLog(&audit),
 		Allowed:  []string{"human_confirm"},
 		Withheld: map[string]string{"exec_thing": "no runner in this test", "sql_query": "the workspace has no SQLite file"}})
-	for _, gw := range []*Runner{r, r.Subset([]string{"human_confirm", "exec_thing"})} {
+	for _, gw := range []*Gateway{r, r.Subset([]string{"human_confirm", "exec_thing"})} {
 		for name, why := range map[string]string{"exec_thing": "no runner in this test", "sql_query": "no SQLite file"} {
 			res, err := gw.Call(t.Context(), name, `{"cmd":"make"}`)
 			if err != nil {

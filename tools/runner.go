@@ -27,7 +27,7 @@ const MaxResultChars = 30000
 // parsed: above the largest a schema allows (1 MiB of text, JSON-escaped).
 const MaxArgsBytes = 4 << 20
 
-// RunnerOptions configures a [Runner] for one agent run.
+// RunnerOptions configures a [Gateway] for one agent run.
 type RunnerOptions struct {
 	// Allowed are the tool names offered to the model in this run. The
 	// runner refuses every other name, registered or not.
@@ -51,8 +51,8 @@ type RunnerOptions struct {
 	// only place an Approver is given to the gateway; nil turns every ask
 	// into approval_required.
 	Approver Approver
-	// Session remembers "always allow" answers across runs.
-	Session *Session
+	// Allowances remembers "always allow" answers across runs.
+	Allowances *Allowances
 	// Audit receives one record per decision; nil discards.
 	Audit *AuditLog
 	// Hooks run the user's PreToolUse and PostToolUse hooks around every
@@ -62,7 +62,7 @@ type RunnerOptions struct {
 	Logger    *slog.Logger
 }
 
-// Runner is the validation gateway: the single entry point through which
+// Gateway is the validation gateway: the single entry point through which
 // the agent runs a tool call. Every call passes the same steps in the same
 // order, cheapest refusals first: T2 registered tool, T1 parse, T3 schema,
 // E4 read-only run, T4-T6 the tool's check (normalize, sandbox policy,
@@ -71,7 +71,7 @@ type RunnerOptions struct {
 // hook can refuse what the policy let through, never let through what it
 // refused, and the user is not asked about a call a hook blocks);
 // PostToolUse hooks run after the result checks.
-type Runner struct {
+type Gateway struct {
 	reg  *Registry
 	env  *Env
 	opts RunnerOptions
@@ -80,8 +80,8 @@ type Runner struct {
 }
 
 // NewRunner returns a gateway over reg for one run in env.
-func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Runner {
-	r := &Runner{reg: reg, env: env}
+func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Gateway {
+	r := &Gateway{reg: reg, env: env}
 	if r.env == nil {
 		r.env = &Env{}
 	}
@@ -98,12 +98,12 @@ func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Runner {
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	r.ask = &approvals{approver: r.opts.Approver, timeout: r.opts.Policy.QuestionTimeout(), session: r.opts.Session, log: r.log}
+	r.ask = &approvals{approver: r.opts.Approver, timeout: r.opts.Policy.QuestionTimeout(), session: r.opts.Allowances, log: r.log}
 	return r
 }
 
 // Tools returns the tools offered to the model in this run.
-func (r *Runner) Tools() []*Tool { return r.reg.Select(r.opts.Allowed) }
+func (r *Gateway) Tools() []*Tool { return r.reg.Select(r.opts.Allowed) }
 
 // prepared is a call that passed or failed the steps up to policy.
 type prepared struct {
@@ -114,13 +114,13 @@ type prepared struct {
 }
 
 // Vet runs every step up to and including policy, without side effects.
-func (r *Runner) Vet(ctx context.Context, name, args string) Verdict {
+func (r *Gateway) Vet(ctx context.Context, name, args string) Verdict {
 	return r.prepare(ctx, name, args).verdict
 }
 
 // Call runs one tool call and returns its result. It returns a Go error
 // only when ctx is done; every other failure is an error Result.
-func (r *Runner) Call(ctx context.Context, name, args string) (Result, error) {
+func (r *Gateway) Call(ctx context.Context, name, args string) (Result, error) {
 	start := time.Now()
 	p := r.preHooks(ctx, name, r.prepare(ctx, name, args))
 	rec := &AuditRecord{Time: start, Session: r.opts.SessionID, Tool: name, Rule: p.verdict.Rule,
@@ -160,7 +160,7 @@ func refused(t *Tool, e *ToolError) prepared {
 	return prepared{tool: t, verdict: *denied(e), refusal: e}
 }
 
-func (r *Runner) prepare(ctx context.Context, name, args string) prepared {
+func (r *Gateway) prepare(ctx context.Context, name, args string) prepared {
 	// T2: a registered tool offered in this run.
 	e, ok := r.reg.lookup(name)
 	if !ok || !slices.Contains(r.opts.Allowed, name) {
@@ -265,7 +265,7 @@ func deniedCode(k Risk) Code {
 
 // execute runs the approval and execution steps of a prepared call; ran
 // reports whether the tool ran.
-func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res Result, ran bool, err error) {
+func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (res Result, ran bool, err error) {
 	if p.refusal != nil {
 		return p.refusal.Result(), false, nil
 	}
@@ -310,7 +310,7 @@ func (r *Runner) execute(ctx context.Context, p prepared, rec *AuditRecord) (res
 	return checkResult(res, r.env.Root), true, nil
 }
 
-func (r *Runner) run(ctx context.Context, t *Tool, env *Env, args []byte) (res Result, err error) {
+func (r *Gateway) run(ctx context.Context, t *Tool, env *Env, args []byte) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("Tool panic", slog.String("tool", t.Name), slog.Any("panic", p),
@@ -321,7 +321,7 @@ func (r *Runner) run(ctx context.Context, t *Tool, env *Env, args []byte) (res R
 	return t.Run(ctx, env, args)
 }
 
-func (r *Runner) allowedNames() []string {
+func (r *Gateway) allowedNames() []string {
 	var names []string
 	for _, t := range r.Tools() {
 		names = append(names, t.Name)

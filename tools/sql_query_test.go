@@ -17,7 +17,7 @@ import (
 // database outside it, and a gateway that offers only sql_query.
 type sqlHarness struct {
 	base, root string
-	runner     *Runner
+	runner     *Gateway
 }
 
 func newSQLHarness(t *testing.T) *sqlHarness {

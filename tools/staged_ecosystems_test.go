@@ -158,7 +158,7 @@ func TestStaged_S10_AlwaysLikeApprove(t *testing.T) {
 	const commit = "git add -A && git -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m step"
 	raw, _ := json.Marshal(map[string]any{"command": commit})
 	r := NewRunner(h.reg, h.env(), &RunnerOptions{Allowed: allTools.Allowed, Policy: DefaultPolicy(ProfileEditor),
-		Approver: h.approver, Session: NewSession()})
+		Approver: h.approver, Allowances: NewAllowances()})
 	for range 2 {
 		res, err := r.Call(t.Context(), "run_command", string(raw))
 		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 || strings.Contains(res.Content, "not landed") {

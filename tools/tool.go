@@ -11,7 +11,7 @@ import (
 )
 
 // Risk is what a tool touches, declared by the tool and enforced by the
-// [Runner]. Risk never comes from a tool's name.
+// [Gateway]. Risk never comes from a tool's name.
 type Risk string
 
 // The risks a tool can declare.
@@ -46,7 +46,7 @@ type Tool struct {
 
 // Env is what a tool may use while running, shared by every call of a run.
 // A nil interface means the capability is absent in this run and the tool
-// reports that as a tool error. The [Runner] hands each call a copy that
+// reports that as a tool error. The [Gateway] hands each call a copy that
 // also holds the run's approvals and whether the policy allowed the call
 // outright; tools read those through the copy, never through the context.
 type Env struct {

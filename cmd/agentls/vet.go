@@ -206,7 +206,7 @@ func (g *gateway) load(defaultProfile string) (root string, policy *tools.Policy
 // in vet) runs commands; hooks (nil in vet, which has no side effects) run
 // around each call.
 func builtinGateway(root string, policy *tools.Policy, approver tools.Approver, edits tools.EditProposer, procs *exec.Runner,
-	hooks tools.Hooks, extra []*tools.Tool) (*tools.Runner, error) {
+	hooks tools.Hooks, extra []*tools.Tool) (*tools.Gateway, error) {
 	reg := tools.NewRegistry()
 	reg.MustRegister(tools.Builtins()...)
 	allowed := reg.Names()

@@ -18,7 +18,7 @@ func start(t *testing.T, servers map[string]ServerConfig) *Manager {
 	return m
 }
 
-func gatewayOf(t *testing.T, m *Manager, ap tools.Approver) *tools.Runner {
+func gatewayOf(t *testing.T, m *Manager, ap tools.Approver) *tools.Gateway {
 	t.Helper()
 	ts := m.Tools()
 	var names []string
@@ -38,7 +38,7 @@ func (approveAll) Approve(context.Context, *tools.ApprovalRequest) (tools.Approv
 	return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
 }
 
-func callOK(t *testing.T, r *tools.Runner, name, args string) tools.Result {
+func callOK(t *testing.T, r *tools.Gateway, name, args string) tools.Result {
 	t.Helper()
 	res, err := r.Call(t.Context(), name, args)
 	if err != nil {
