@@ -27,12 +27,13 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 	}
 	actions := []string{command.ActionApprove, command.ActionDeny, command.ActionAlwaysAllow}
 	if req.Control {
-		// E15: a control file is asked one by one, with its warning first.
+		// E15: a control file is asked one by one, with its warning first
+		// and its own approve action.
 		msg = req.Warning + "\n\n" + msg
-		actions = actions[:2]
+		actions = []string{command.ActionApproveControl, command.ActionDeny}
 	}
 	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, actions...) {
-	case command.ActionApprove:
+	case command.ActionApprove, command.ActionApproveControl:
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
 	case command.ActionAlwaysAllow:
 		return tools.ApprovalResponse{Answer: tools.AnswerAlways}, nil

@@ -47,7 +47,7 @@ func allowAllWrites(string) (*tools.Policy, error) {
 func TestServer_E15_ControlFilesUnderAllowAll(t *testing.T) {
 	const policy = `{"deny": ["risk:mcp"]}`
 	for _, annotations := range []bool{false, true} {
-		for _, answer := range []string{command.ActionDeny, command.ActionApprove} {
+		for _, answer := range []string{command.ActionDeny, command.ActionApproveControl} {
 			h := start(t, setup{script: controlScript, files: map[string]string{"a.go": twoFuncs, ".agentls/policy.json": policy, ".vscode/extensions.json": "{}\n"},
 				caps: clientCaps(annotations, true, true), opts: func(o *lspserver.Options) { o.LoadPolicy = allowAllWrites }})
 			newEditor(h)
@@ -84,7 +84,7 @@ func TestServer_E15_ControlFilesUnderAllowAll(t *testing.T) {
 				t.Errorf("%s: notes.txt = %q", name, got)
 			}
 			settings, err := os.ReadFile(h.path(".vscode/settings.json"))
-			if written := err == nil && strings.Contains(string(settings), "autoApprove"); written != (answer == command.ActionApprove) {
+			if written := err == nil && strings.Contains(string(settings), "autoApprove"); written != (answer == command.ActionApproveControl) {
 				t.Errorf("%s: settings written = %v", name, written)
 			}
 			for _, id := range []string{"w3", "w4"} {
@@ -163,8 +163,11 @@ func TestServer_E15_ControlQuestionHasNoAlways(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		pick := command.ActionApprove
+		pick := command.ActionApproveControl
 		for _, a := range q.Actions {
+			if a.Title == command.ActionApprove { // issue 23: its own action, not the plain one
+				t.Errorf("control question offers %q", a.Title)
+			}
 			if a.Title == command.ActionAlwaysAllow {
 				t.Errorf("control question offers %q", a.Title)
 				pick = a.Title

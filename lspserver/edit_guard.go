@@ -123,8 +123,10 @@ var errFileChanged = errors.New("the file changed while the question was open")
 // askWatching asks whether to apply a change to rel while watching the
 // file: when it no longer holds cur (an edit in the editor, a change on
 // disk that the watch or the client reports), the question is withdrawn
-// ($/cancelRequest) and the change refused as stale.
-func (p *proposer) askWatching(ctx context.Context, rel, cur string, exists bool, typ protocol.MessageType, msg string) (string, *tools.EditOutcome) {
+// ($/cancelRequest) and the change refused as stale. approve is the
+// approving action offered ([command.ActionApproveControl] for a control
+// file).
+func (p *proposer) askWatching(ctx context.Context, rel, cur string, exists bool, typ protocol.MessageType, msg, approve string) (string, *tools.EditOutcome) {
 	qctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
@@ -142,7 +144,7 @@ func (p *proposer) askWatching(ctx context.Context, rel, cur string, exists bool
 			}
 		}
 	})
-	answer := p.ask(qctx, typ, msg, command.ActionApprove, command.ActionDeny)
+	answer := p.ask(qctx, typ, msg, approve, command.ActionDeny)
 	cancel(nil)
 	wg.Wait()
 	if errors.Is(context.Cause(qctx), errFileChanged) {

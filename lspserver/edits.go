@@ -127,15 +127,15 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		// per-hunk confirmation; Neovim, for one, applies edits the moment
 		// they arrive. The question is withdrawn when the file changes.
 		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
-		typ := protocol.MessageTypeInfo
+		typ, approve := protocol.MessageTypeInfo, command.ActionApprove
 		if ch.Control {
-			msg, typ = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning
+			msg, typ, approve = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning, command.ActionApproveControl
 		}
-		answer, changed := p.askWatching(ctx, ch.Path, cur, !ch.Create, typ, msg)
+		answer, changed := p.askWatching(ctx, ch.Path, cur, !ch.Create, typ, msg, approve)
 		if changed != nil {
 			return changed, nil
 		}
-		if answer != command.ActionApprove {
+		if answer != approve {
 			return refuse("the user declined the change to %s", ch.Path), nil
 		}
 		// Approved as shown: the editor need not ask again, except for a

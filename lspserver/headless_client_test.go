@@ -268,3 +268,35 @@ func TestHeadless_T17_FileChangedWhileAsking(t *testing.T) {
 		t.Errorf("the model was not told stale_file:\n%s", last)
 	}
 }
+
+// E15, issue 23: --approve=all never answers a control-file question. The
+// client tells the question by its action (command.ActionApproveControl),
+// not by its wording: a model write of .vscode/settings.json is denied
+// and the file is not created, while the ordinary edit of a.go lands.
+func TestHeadless_E15_ApproveAllNeverApprovesControlAction(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.Mkdir(filepath.Join(dir, ".vscode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := strings.Join([]string{
+		`{"tool_calls":[{"id":"w1","name":"write_file","arguments":{"path":".vscode/settings.json","content":"{\"task.allowAutomaticTasks\":\"on\"}\n"}}]}`,
+		`{"tool_calls":[{"id":"r1","name":"read_file","arguments":{"path":"a.go"}}]}`,
+		`{"tool_calls":[{"id":"e1","name":"edit_file","arguments":{"path":"a.go","edits":[{"old_text":"return 1 }","new_text":"return 10 }"}]}}]}`,
+		`{"content":"Done."}`,
+	}, "\n")
+	res, out, _, err := headlessRun(t, script, map[string]string{"a.go": twoFuncs}, headless.Options{
+		Mode: agent.ModeExecute, Instruction: "settings", Dir: dir, Approve: headless.ApproveAll,
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".vscode", "settings.json")); err == nil {
+		t.Errorf(".vscode/settings.json was written under --approve=all\n%s", out)
+	}
+	if !strings.Contains(out, "never approves control files") {
+		t.Errorf("no refusal shown:\n%s", out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.go")); !strings.Contains(string(got), "return 10 }") {
+		t.Errorf("a.go not edited: %q (result %+v)", got, res)
+	}
+}

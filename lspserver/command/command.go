@@ -58,6 +58,12 @@ const ProgressTokenPrefix = "agentls-"
 const (
 	// ActionApprove approves a tool call or an edit.
 	ActionApprove = "Approve"
+	// ActionApproveControl approves a change to a control file (E15):
+	// a file that an editor, a shell or git runs outside the sandbox. It
+	// replaces ActionApprove in those questions, so a client can tell
+	// them apart by the action, never by the wording; a client that
+	// answers questions for the user (a blanket yes) must not pick it.
+	ActionApproveControl = "Approve control-file change"
 	// ActionDeny declines it.
 	ActionDeny = "Deny"
 	// ActionAlwaysAllow approves it and every call like it for the rest

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/sandbox"
-	"github.com/agentls/agentls/tools"
 )
 
 // handle answers the server's requests and prints its notifications.
@@ -92,15 +91,18 @@ func (c *client) showMessageRequest(params jsonrpc2.RawMessage) (any, error) {
 func (c *client) decide(question string, actions []string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	approve := ""
+	approve, control := "", false
 	for _, a := range actions {
-		if a == command.ActionApprove || strings.HasPrefix(a, "I saved") {
+		switch a {
+		case command.ActionApprove, command.ActionSaved:
 			approve = a
+		case command.ActionApproveControl:
+			control = true
 		}
 	}
 	switch c.o.Approve {
 	case ApproveAll:
-		if strings.Contains(question, tools.ControlWarning) {
+		if control {
 			// E15: a change to a file that runs outside the sandbox is
 			// asked one by one, so a blanket yes never answers it.
 			c.out.approval(question, "", "denied: --approve=all never approves control files; use --approve=ask")
