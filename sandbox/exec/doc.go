@@ -6,7 +6,7 @@
 // With [Options.Helper] (cmd/agentls-sandbox, a small static binary) the
 // runner starts one long-lived zygote of it, which forks and execs each
 // command's init into the command's new namespaces: the server itself
-// never forks for real (see zygote_linux.go). Without it, the program
+// never forks for real (see zygote_main_linux.go). Without it, the program
 // re-executes itself as init, with the same layers.
 //
 // A [Runner] is a value built once by the program (cmd) with [New] and

@@ -5,19 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
 )
-
-// helperProtocol numbers what the server and the helper exchange: the
-// spec, the status and what the helper does with them (its layers). Bump
-// it whenever any of that changes; a helper binary that reports another
-// [helperVersion] is not used.
-const helperProtocol = 3 // 2: the zygote; 3: Landlock roots resolved by the server (landlockRules.Resolved)
 
 // helperBinFD is where a dedicated helper binary's descriptor lands in the
 // child: right after the spec and status pipes, in ExtraFiles, so that
@@ -103,28 +95,6 @@ func (b *helperBin) close() {
 	if b != nil {
 		b.file.Close()
 	}
-}
-
-// helperVersion identifies the helper's code: the protocol and, when the
-// binary was stamped with them, the module version and the VCS revision.
-// Binaries of one `go install ./cmd/...` report the same; one left over
-// from another revision does not. (Two builds of one revision with
-// different uncommitted changes cannot be told apart.)
-func helperVersion() string {
-	v := "agentls-sandbox/" + strconv.Itoa(helperProtocol)
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	var b strings.Builder
-	b.WriteString(v)
-	b.WriteString(" " + bi.Main.Version)
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-			b.WriteString(" " + s.Key + "=" + s.Value)
-		}
-	}
-	return b.String()
 }
 
 // pickHelper opens [Options.Helper] and shakes hands with it (unless the

@@ -135,19 +135,6 @@ func childrenOf(pid int) []int {
 	return out
 }
 
-// diskAccounting reports whether this kernel keeps per-process I/O
-// accounting that the budget can read, and why not.
-func diskAccounting() error {
-	b, err := os.ReadFile("/proc/self/io")
-	if err != nil {
-		return err
-	}
-	if !strings.Contains(string(b), "write_bytes:") {
-		return unix.ENOTSUP
-	}
-	return nil
-}
-
 // dirsUsage adds up the disk blocks of everything beneath dirs, symlinks
 // not followed, stopping once past limit.
 func dirsUsage(dirs []string, limit uint64) uint64 {

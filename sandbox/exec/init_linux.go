@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,10 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,92 +33,15 @@ import (
 //
 // Its other threads are not restricted (before ABI 8 Landlock binds the
 // calling thread only, and syscall.AllThreadsSyscall is unavailable in
-// programs that use cgo), so nothing restricted may reach into them: seccomp refuses ptrace, process_vm_* and pidfd_getfd; Landlock
-// keeps /proc read-only (no /proc/PID/mem writes); and init is not
-// dumpable while the shell has no capabilities, which blocks ptrace
-// checks even where seccomp is missing.
+// programs that use cgo), so nothing restricted may reach into them:
+// seccomp refuses ptrace, process_vm_* and pidfd_getfd; Landlock keeps
+// /proc read-only (no /proc/PID/mem writes); and init is not dumpable
+// while the shell has no capabilities, which blocks ptrace checks even
+// where seccomp is missing.
 //
-// The spec travels as JSON on an inherited pipe (fd 3), never in argv or
-// the environment; the status comes back on a second pipe (fd 4).
-const (
-	helperEnv      = "AGENTLS_SANDBOX_EXEC"
-	helperArgInit  = "agentls-sandbox-init"
-	helperSpecFD   = 3
-	helperStatusFD = 4
-	helperComm     = "agentls-sandbox" // the helper's process name
-)
-
-// helperSpec is what Run sends to the helper.
-type helperSpec struct {
-	Probe    bool           `json:"probe,omitempty"`
-	Shell    string         `json:"shell"`
-	Command  string         `json:"command"`
-	Dir      string         `json:"dir"`
-	Env      []string       `json:"env"`
-	Limits   Limits         `json:"limits"`
-	NPROC    bool           `json:"nproc,omitempty"` // RLIMIT_NPROC counts per user namespace
-	Landlock *landlockRules `json:"landlock,omitempty"`
-	Seccomp  bool           `json:"seccomp,omitempty"`
-	// Cgroup is the command's pids cgroup (v1) and CgroupHome the one
-	// the server is in; init's forking thread visits the first.
-	Cgroup     string `json:"cgroup,omitempty"`
-	CgroupHome string `json:"cgroupHome,omitempty"`
-	// Mounts is the work in the command's own mount namespace; nil
-	// without one.
-	Mounts *mountSpec `json:"mounts,omitempty"`
-	// Hostname is set in the command's own UTS namespace; "" without one.
-	Hostname string `json:"hostname,omitempty"`
-	// DiskWatch enforces Limits.DiskBytes (see watchDisk).
-	DiskWatch bool `json:"diskWatch,omitempty"`
-	// DiskDirs are directories whose contents count against
-	// Limits.DiskBytes besides what the processes write: the stage's
-	// upper layer and the private temp dir (S11).
-	DiskDirs []string `json:"diskDirs,omitempty"`
-}
-
-// helperStatus is the helper's report to Run: one with Started once the
-// shell runs (signals reach it from then on), then the final one.
-type helperStatus struct {
-	Started bool `json:"started,omitempty"`
-	PID1    bool `json:"pid1,omitempty"` // probe: the helper is PID 1
-	// Version is the probe's answer: the helper's [helperVersion].
-	Version string `json:"version,omitempty"`
-	Exit    int    `json:"exit"`
-	Signal  int    `json:"signal,omitempty"`
-	Disk    bool   `json:"disk,omitempty"`  // killed for writing past Limits.DiskBytes
-	Error   string `json:"error,omitempty"` // setting up failed; nothing ran
-	// The probe's trials of the mount namespace, the fresh /proc and the
-	// host name: why each failed, "" when it worked.
-	MountErr string `json:"mountErr,omitempty"`
-	ProcErr  string `json:"procErr,omitempty"`
-	UTSErr   string `json:"utsErr,omitempty"`
-	StageErr string `json:"stageErr,omitempty"`
-}
-
-// MaybeRunHelper must be the first call in the program's main (and in
-// TestMain of tests that call [Runner.Run]): when the process is the sandbox
-// helper it does the helper's work and exits; otherwise it returns at
-// once. Package init functions run before it in the helper too, so they
-// must not have side effects.
-func MaybeRunHelper() {
-	helperHooked.Store(true)
-	if len(os.Args) > 0 && os.Args[0] == helperArgZygote && os.Getenv(helperEnv) == "zygote" {
-		nameSelf(zygoteComm)
-		os.Exit(runZygote())
-	}
-	if len(os.Args) > 0 && os.Args[0] == helperArgInit && os.Getenv(helperEnv) == "init" {
-		nameSelf(helperComm)
-		os.Exit(runInit())
-	}
-}
-
-// nameSelf sets the process name ps and top show: started as
-// /proc/self/fd/N or /proc/self/exe, the helper would be "N" or "exe".
-// Names are cut to 15 bytes.
-func nameSelf(name string) {
-	b := []byte(name + "\x00")
-	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
-}
+// Everything in this file and the other init_*.go files runs in init,
+// never in the server: the spec and status it exchanges with the server
+// are in protocol_linux.go.
 
 // readSpec reads the JSON spec from fd 3 and closes it.
 func readSpec() (*helperSpec, error) {
@@ -393,21 +313,3 @@ func reapAll(pid1 bool) {
 
 // children lists this process's children from /proc.
 func children() []int { return childrenOf(os.Getpid()) }
-
-// threadCount returns this process's number of threads.
-func threadCount() int {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 8
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "Threads:"); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				return n
-			}
-		}
-	}
-	return 8
-}

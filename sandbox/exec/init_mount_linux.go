@@ -5,27 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
-
-// sandboxHostname is the host name a command with its own UTS namespace
-// sees.
-const sandboxHostname = "agentls-sandbox"
-
-// mountSpec is the helper's work in the command's own mount namespace
-// (S6), done before Landlock, so that Landlock's rules name what the
-// command will see.
-type mountSpec struct {
-	// Proc mounts a fresh procfs on /proc: with the helper as PID 1 of a
-	// new PID namespace it shows the command's processes only.
-	Proc bool `json:"proc,omitempty"`
-	// Overlays are mounted first, in order (staged execution, S9).
-	Overlays []overlayMount `json:"overlays,omitempty"`
-	// ReadOnly are bind-mounted read-only over themselves (the
-	// workspace's existing control files, see [planControl]).
-	ReadOnly []string `json:"readOnly,omitempty"`
-}
 
 // setupMounts makes the helper's mount namespace private, so nothing
 // mounted here reaches the host (a shared root would propagate it), and
@@ -147,4 +130,41 @@ func ownProc() bool {
 		}
 	}
 	return true
+}
+
+// options is the overlay's mount data. Paths escape the characters
+// overlayfs splits on. volatile: the layers are thrown away after the
+// command, so the overlay never syncs its upper file system (without it,
+// tearing the command's mount namespace down runs syncfs on the whole
+// file system that holds the stage).
+func (o *overlayMount) options() string {
+	esc := strings.NewReplacer(`\`, `\\`, ",", `\,`, ":", `\:`)
+	lowers := make([]string, len(o.Lowers))
+	for i, l := range o.Lowers {
+		lowers[i] = esc.Replace(l)
+	}
+	return "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + esc.Replace(o.Upper) +
+		",workdir=" + esc.Replace(o.Work) + ",userxattr,volatile"
+}
+
+func (o *overlayMount) mount() error {
+	if err := unix.Mount("overlay", o.Target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, o.options()); err != nil {
+		return fmt.Errorf("%s %s: %w", stageMountError, o.Target, err)
+	}
+	return nil
+}
+
+// probe mounts o and checks that a file written through it lands in the
+// upper layer, not the lower; it returns why not ("" when it works).
+func (o *overlayMount) probe() string {
+	if err := o.mount(); err != nil {
+		return err.Error()
+	}
+	if err := os.WriteFile(filepath.Join(o.Target, "probe"), []byte("x"), 0o600); err != nil {
+		return "writing through the overlay: " + err.Error()
+	}
+	if _, err := os.Stat(filepath.Join(o.Upper, "probe")); err != nil {
+		return "a write through the overlay did not reach its upper layer"
+	}
+	return ""
 }

@@ -2,12 +2,6 @@ package exec
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Staged execution (S9): the command's mount namespace shows the
@@ -27,58 +21,8 @@ import (
 // first build of a workspace is warm and whatever it writes stays in
 // that workspace.
 
-// overlayMount is one overlay: Lowers (read-only, topmost first), Upper
-// and Work (on one file system, writable) mounted on Target.
-type overlayMount struct {
-	Target string   `json:"target"`
-	Lowers []string `json:"lowers"`
-	Upper  string   `json:"upper"`
-	Work   string   `json:"work"`
-}
-
-// options is the overlay's mount data. Paths escape the characters
-// overlayfs splits on. volatile: the layers are thrown away after the
-// command, so the overlay never syncs its upper file system (without it,
-// tearing the command's mount namespace down runs syncfs on the whole
-// file system that holds the stage).
-func (o *overlayMount) options() string {
-	esc := strings.NewReplacer(`\`, `\\`, ",", `\,`, ":", `\:`)
-	lowers := make([]string, len(o.Lowers))
-	for i, l := range o.Lowers {
-		lowers[i] = esc.Replace(l)
-	}
-	return "lowerdir=" + strings.Join(lowers, ":") + ",upperdir=" + esc.Replace(o.Upper) +
-		",workdir=" + esc.Replace(o.Work) + ",userxattr,volatile"
-}
-
-func (o *overlayMount) mount() error {
-	if err := unix.Mount("overlay", o.Target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, o.options()); err != nil {
-		return fmt.Errorf("%s %s: %w", stageMountError, o.Target, err)
-	}
-	return nil
-}
-
-// stageMountError begins the helper's report of an overlay it could not
-// mount: nothing ran, and [Runner.Run] runs the command unstaged.
-const stageMountError = "mounting the staged view of"
-
 // errStageMount is an overlay the helper could not mount.
 var errStageMount = errors.New("sandbox: the workspace cannot be staged")
-
-// probe mounts o and checks that a file written through it lands in the
-// upper layer, not the lower; it returns why not ("" when it works).
-func (o *overlayMount) probe() string {
-	if err := o.mount(); err != nil {
-		return err.Error()
-	}
-	if err := os.WriteFile(filepath.Join(o.Target, "probe"), []byte("x"), 0o600); err != nil {
-		return "writing through the overlay: " + err.Error()
-	}
-	if _, err := os.Stat(filepath.Join(o.Upper, "probe")); err != nil {
-		return "a write through the overlay did not reach its upper layer"
-	}
-	return ""
-}
 
 // stageMount returns the overlay of spec's workspace.
 func stageMount(s *Spec) overlayMount {

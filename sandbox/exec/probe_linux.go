@@ -362,3 +362,16 @@ func stageWorked(o *overlayMount, why string) (bool, string) {
 	}
 	return true, ""
 }
+
+// diskAccounting reports whether this kernel keeps per-process I/O
+// accounting that the budget can read, and why not.
+func diskAccounting() error {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(string(b), "write_bytes:") {
+		return unix.ENOTSUP
+	}
+	return nil
+}
