@@ -411,30 +411,35 @@ function M.plans()
   return files
 end
 
+-- reopen opens the run numbered args (a string; "" for the newest) and focuses it (:AgentRuns).
+function M.reopen(args)
+  local n = tonumber(args)
+  if args ~= "" and not (n and M.runs[n]) then
+    vim.notify("agentls: no run " .. args .. " (runs 1-" .. #M.runs .. ")", vim.log.levels.ERROR, { title = "agentls" })
+    return
+  end
+  M.open(n and M.runs[n] or nil, true)
+end
+
+-- pick_plan asks for a saved plan with vim.ui.select and edits it (:AgentPlans).
+function M.pick_plan()
+  local plans = M.plans()
+  if #plans == 0 then
+    vim.notify("agentls: no saved plan yet; :AgentPlan first", vim.log.levels.INFO, { title = "agentls" })
+    return
+  end
+  vim.ui.select(plans, { prompt = "agentls plans (newest first)", format_item = function(p)
+    return vim.fn.fnamemodify(p, ":t")
+  end }, function(choice)
+    if choice then
+      vim.cmd("edit " .. vim.fn.fnameescape(choice))
+    end
+  end)
+end
+
+-- setup takes the runs option of agentls.setup (the commands are usercommands.lua's).
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
-  vim.api.nvim_create_user_command("AgentRuns", function(o)
-    local n = tonumber(o.args)
-    if o.args ~= "" and not (n and M.runs[n]) then
-      vim.notify("agentls: no run " .. o.args .. " (runs 1-" .. #M.runs .. ")", vim.log.levels.ERROR, { title = "agentls" })
-      return
-    end
-    M.open(n and M.runs[n] or nil, true)
-  end, { nargs = "?", desc = "agentls: reopen a run's live view (default: the newest)" })
-  vim.api.nvim_create_user_command("AgentPlans", function()
-    local plans = M.plans()
-    if #plans == 0 then
-      vim.notify("agentls: no saved plan yet; :AgentPlan first", vim.log.levels.INFO, { title = "agentls" })
-      return
-    end
-    vim.ui.select(plans, { prompt = "agentls plans (newest first)", format_item = function(p)
-      return vim.fn.fnamemodify(p, ":t")
-    end }, function(choice)
-      if choice then
-        vim.cmd("edit " .. vim.fn.fnameescape(choice))
-      end
-    end)
-  end, { desc = "agentls: open a saved plan" })
 end
 
 return M

@@ -1,0 +1,68 @@
+-- The Ex commands of the plugin (`:help agentls-commands`), defined by
+-- plugin/agentls.lua at startup and again by setup(). They load the rest
+-- of the plugin only when run, and until setup() was called they say so
+-- instead of starting a server: setup() is what starts agentls.
+
+local M = {}
+
+-- line_range turns an Ex range into an LSP range (UTF-16 columns).
+local function line_range(bufnr, line1, line2)
+  local last = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, false)[1] or ""
+  local _, utf16 = vim.str_utfindex(last)
+  return { start = { line = line1 - 1, character = 0 }, ["end"] = { line = line2 - 1, character = utf16 } }
+end
+
+-- args is the command's argument string, nil when empty.
+local function args(o)
+  return o.args ~= "" and o.args or nil
+end
+
+local function ranged(command)
+  return function(o)
+    local range = o.range > 0 and line_range(0, o.line1, o.line2) or nil
+    require("agentls").run(command, { range = range, instruction = args(o) })
+  end
+end
+
+-- The commands: name, what it runs with the command's table (see
+-- nvim_create_user_command), and its attributes.
+M.commands = {
+  { "AgentPlan", ranged("agentls.plan"), { range = true, nargs = "*", desc = "agentls: plan a change (read-only)" } },
+  { "AgentReview", ranged("agentls.review"), { range = true, nargs = "*", desc = "agentls: review the range or file" } },
+  { "AgentExecute", ranged("agentls.execute"), { range = true, nargs = "*", desc = "agentls: make a change, edits shown for approval" } },
+  { "AgentCancel", function()
+    require("agentls").cancel()
+  end, { desc = "agentls: cancel running sessions" } },
+  { "AgentExecutePlan", function()
+    require("agentls").execute_plan()
+  end, { desc = "agentls: carry out the last plan" } },
+  { "AgentFollowUp", function(o)
+    require("agentls").follow_up(args(o))
+  end, { nargs = "*", desc = "agentls: continue the last run's session" } },
+  { "AgentRevert", function(o)
+    require("agentls").revert(args(o))
+  end, { nargs = "?", desc = "agentls: restore the files a run changed" } },
+  { "AgentRuns", function(o)
+    require("agentls.runs").reopen(o.args)
+  end, { nargs = "?", desc = "agentls: reopen a run's live view (default: the newest)" } },
+  { "AgentPlans", function()
+    require("agentls.runs").pick_plan()
+  end, { desc = "agentls: open a saved plan" } },
+}
+
+-- define (re)defines every command.
+function M.define()
+  for _, c in ipairs(M.commands) do
+    local name, fn, attrs = c[1], c[2], c[3]
+    vim.api.nvim_create_user_command(name, function(o)
+      local agentls = package.loaded["agentls"]
+      if not (agentls and agentls.did_setup) then
+        vim.notify("agentls: call require(\"agentls\").setup() first (:help agentls-setup)", vim.log.levels.ERROR, { title = "agentls" })
+        return
+      end
+      fn(o)
+    end, attrs)
+  end
+end
+
+return M
