@@ -211,14 +211,14 @@ func scaleRun(tb testing.TB, n int) ([]turnCost, *agent.Outcome, *scaleModel) {
 		tb.Fatal(err)
 	}
 	defer s.Close()
-	srun, err := s.Begin(context.Background(), "plan", "read everything", 0)
+	srun, err := s.Begin(context.Background(), agent.ModePlan, "read everything")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	out := agent.Run(context.Background(), &agent.RunOptions{Model: model, Tools: gw, Mode: agent.ModePlan,
 		Task: prompts.TaskData{Instruction: "Read every file of pkg and say what it does."}, MaxTurns: n + 10,
 		History: srun.History(), Journal: srun})
-	srun.End(string(out.Status), out.Turns, out.Summary)
+	srun.End(out.Status, out.Turns, out.Summary)
 	if out.Status != agent.StatusDone || len(out.Steps) != n {
 		tb.Fatalf("run: %s after %d steps: %v", out.Status, len(out.Steps), out.Err)
 	}

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/sandbox"
@@ -66,7 +67,7 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	defer root.Close()
 	ws := &workspace{s: s, root: root}
 	prop := &proposer{s: s, ws: ws, counts: &editCounts{}, timeout: policy.QuestionTimeout()}
-	sr, err := sess.Begin(ctx, "revert", "revert", n)
+	sr, err := sess.BeginRevert(ctx, n)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -77,7 +78,7 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	// reverted it, or changed it.
 	target, err := sess.RevertTarget(n)
 	if err != nil {
-		sr.End("failed", 0, err.Error())
+		sr.End(agent.StatusFailed, 0, err.Error())
 		return nil, revertError(err)
 	}
 	log := s.log.With(slog.String("session", sess.ID), slog.String("run", sr.ID), slog.String("reverts", target.ID))
@@ -102,9 +103,9 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 		log.Info("Reverted buffers not saved", slog.Any("paths", left))
 	}
 	sr.Reverted(target.N, res.Restored, pathsOf(res.Stale), pathsOf(res.Failed))
-	status := "done"
+	status := agent.StatusDone
 	if ctx.Err() != nil {
-		status = "cancelled"
+		status = agent.StatusCancelled
 	}
 	summary := fmt.Sprintf("reverted %s: %d restored, %d stale, %d failed", target.ID, len(res.Restored), len(res.Stale), len(res.Failed))
 	if n := refusedCount(res.Failed); n > 0 {

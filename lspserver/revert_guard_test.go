@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/agent"
 	agentsession "github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
@@ -177,7 +178,7 @@ func TestServer_A16_S9_RevertRefusesControlPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := sess.Begin(h.ctx(), "execute", "x", 0)
+	r, err := sess.Begin(h.ctx(), agent.ModeExecute, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestServer_A16_S9_RevertRefusesControlPaths(t *testing.T) {
 		h.writeFile(p, "after\n")
 		r.Changed(p, []byte("after\n"), true)
 	}
-	r.End("done", 1, "changed control files")
+	r.End(agent.StatusDone, 1, "changed control files")
 	if err := sess.Close(); err != nil {
 		t.Fatal(err)
 	}

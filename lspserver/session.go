@@ -64,7 +64,7 @@ func (s *Server) beginSession(ctx context.Context, r *run, sess *session.Session
 			return nil, failf(ReasonInternal, "cannot start a session: "+err.Error())
 		}
 	}
-	sr, err := beginRun(ctx, sess, r.mode.String(), instruction, 0)
+	sr, err := beginRun(ctx, sess, r.mode, instruction)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -85,10 +85,10 @@ func (s *Server) beginSession(ctx context.Context, r *run, sess *session.Session
 // endSession records the end of the run in its session.
 func endSession(sr *session.Run, out *agent.Outcome) {
 	if out == nil {
-		sr.End(string(agent.StatusFailed), 0, "the run did not start")
+		sr.End(agent.StatusFailed, 0, "the run did not start")
 		return
 	}
-	sr.End(string(out.Status), out.Turns, out.Summary)
+	sr.End(out.Status, out.Turns, out.Summary)
 }
 
 // instructionFor is the instruction of a command: its own, or the mode's

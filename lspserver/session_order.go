@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
 )
 
@@ -59,9 +60,9 @@ func (s *Server) reserveTurn(ctx context.Context, method string, params jsonrpc2
 
 // beginRun begins a run in sess at the place its command took on the read
 // loop, or at the end of the line.
-func beginRun(ctx context.Context, sess *session.Session, mode, instruction string, reverts int) (*session.Run, error) {
+func beginRun(ctx context.Context, sess *session.Session, mode agent.Mode, instruction string) (*session.Run, error) {
 	if t, ok := ctx.Value(ticketKey{}).(*reservedTicket); ok && t.session == sess.ID {
-		return t.ticket.Begin(ctx, mode, instruction, reverts)
+		return t.ticket.Begin(ctx, mode, instruction)
 	}
-	return sess.Begin(ctx, mode, instruction, reverts)
+	return sess.Begin(ctx, mode, instruction)
 }

@@ -51,14 +51,14 @@ func TestSession_A9_CompactionAcrossResumes(t *testing.T) {
 	s, _ := st.New()
 	run := func(s *Session, instruction string, resps ...*agent.Response) (*model, *agent.Outcome) {
 		t.Helper()
-		r, err := s.Begin(t.Context(), "execute", instruction, 0)
+		r, err := s.Begin(t.Context(), agent.ModeExecute, instruction)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := &model{resps: resps}
 		out := agent.Run(t.Context(), &agent.RunOptions{Model: m, Tools: bigTool{}, Mode: agent.ModeExecute, ContextTokens: 2000,
 			Task: prompts.TaskData{Instruction: instruction}, History: r.History(), Journal: r})
-		r.End(string(out.Status), out.Turns, out.Summary)
+		r.End(out.Status, out.Turns, out.Summary)
 		return m, out
 	}
 	_, out := run(s, "first", readCall("a"), readCall("b"), &agent.Response{Content: "summary one: read a and b"}, &agent.Response{Content: "done one"})

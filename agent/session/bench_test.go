@@ -25,7 +25,7 @@ func sessionOf(tb testing.TB, st *Store, n int) (*Session, []agent.Message) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := s.Begin(tb.Context(), "execute", "a long task", 0)
+	r, err := s.Begin(tb.Context(), agent.ModeExecute, "a long task")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func sessionOf(tb testing.TB, st *Store, n int) (*Session, []agent.Message) {
 		msgs = append(msgs, turn(i)...)
 		r.Checkpoint(msgs)
 	}
-	r.End("done", n, "done")
+	r.End(agent.StatusDone, n, "done")
 	return s, msgs
 }
 
@@ -73,11 +73,11 @@ func BenchmarkCheckpoint(b *testing.B) {
 				b.Fatal(err)
 			}
 			s, msgs := sessionOf(b, st, n)
-			r, err := s.Begin(b.Context(), "execute", "more", 0)
+			r, err := s.Begin(b.Context(), agent.ModeExecute, "more")
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer r.End("done", 0, "")
+			defer r.End(agent.StatusDone, 0, "")
 			i := n
 			for b.Loop() {
 				msgs = append(msgs, turn(i)...)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/agent"
 )
 
 // A16: a run keeps the old content of each file before its first change,
@@ -21,7 +23,7 @@ func TestRun_A16_KeepAndRevertTarget(t *testing.T) {
 			}
 			st, _ := newStore(t, dir)
 			s, _ := st.New()
-			r, _ := s.Begin(t.Context(), "execute", "change", 0)
+			r, _ := s.Begin(t.Context(), agent.ModeExecute, "change")
 			if err := r.Keep("a.go", []byte("v1"), true); err != nil {
 				t.Fatal(err)
 			}
@@ -34,7 +36,7 @@ func TestRun_A16_KeepAndRevertTarget(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Changed("new.go", []byte("fresh"), true)
-			r.End("done", 1, "")
+			r.End(agent.StatusDone, 1, "")
 			if dir != "" {
 				st, _ = reopen(t, st)
 				s, _ = st.Session(s.ID)
@@ -56,9 +58,9 @@ func TestRun_A16_KeepAndRevertTarget(t *testing.T) {
 			if old, err := s.Old(1, a); err != nil || string(old) != "v1" {
 				t.Errorf("old a.go = %q, %v", old, err)
 			}
-			rev, _ := s.Begin(t.Context(), "revert", "revert", 1)
+			rev, _ := s.BeginRevert(t.Context(), 1)
 			rev.Reverted(1, []string{"a.go", "new.go"}, nil, nil)
-			rev.End("done", 0, "")
+			rev.End(agent.StatusDone, 0, "")
 			if _, err := s.RevertTarget(1); !errors.Is(err, ErrNothingToRevert) || !strings.Contains(err.Error(), "reverted by "+s.ID+"-2") {
 				t.Errorf("second revert: %v", err)
 			}
@@ -77,16 +79,16 @@ func TestRun_A16_KeepAndRevertTarget(t *testing.T) {
 func TestRun_A16_StaleRevertLeavesRun(t *testing.T) {
 	st, _ := newStore(t, t.TempDir())
 	s, _ := st.New()
-	r, _ := s.Begin(t.Context(), "execute", "change", 0)
+	r, _ := s.Begin(t.Context(), agent.ModeExecute, "change")
 	_ = r.Keep("a.go", []byte("v1"), true)
 	r.Changed("a.go", []byte("v2"), true)
-	r.End("done", 1, "")
-	rev, _ := s.Begin(t.Context(), "revert", "revert", 1)
+	r.End(agent.StatusDone, 1, "")
+	rev, _ := s.BeginRevert(t.Context(), 1)
 	// A file the revert found changed is kept, and is no change of it.
 	_ = rev.Keep("a.go", []byte("user's"), true)
 	rev.Changed("a.go", []byte("user's"), true)
 	rev.Reverted(1, nil, []string{"a.go"}, nil)
-	rev.End("done", 0, "")
+	rev.End(agent.StatusDone, 0, "")
 	if got, err := s.RevertTarget(0); err != nil || got.N != 1 {
 		t.Errorf("target %+v, %v", got, err)
 	}
@@ -94,10 +96,10 @@ func TestRun_A16_StaleRevertLeavesRun(t *testing.T) {
 		t.Errorf("the revert run changed nothing, yet: %v", err)
 	}
 	// A creation that did not land is no change either.
-	r3, _ := s.Begin(t.Context(), "execute", "create", 0)
+	r3, _ := s.Begin(t.Context(), agent.ModeExecute, "create")
 	_ = r3.Keep("new.go", nil, false)
 	r3.Changed("new.go", nil, false)
-	r3.End("done", 1, "")
+	r3.End(agent.StatusDone, 1, "")
 	if _, err := s.RevertTarget(3); !errors.Is(err, ErrNothingToRevert) {
 		t.Errorf("a creation that did not land: %v", err)
 	}
@@ -112,7 +114,7 @@ func TestRun_A16_Limits(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := st.New()
-	r, _ := s.Begin(t.Context(), "execute", "x", 0)
+	r, _ := s.Begin(t.Context(), agent.ModeExecute, "x")
 	if err := r.Keep("big", []byte("01234567890"), true); !errors.Is(err, ErrNotKept) {
 		t.Errorf("big: %v", err)
 	}
@@ -134,7 +136,7 @@ func TestRun_A16_Limits(t *testing.T) {
 	for _, p := range []string{"big", "a", "b", "c", "d"} {
 		r.Changed(p, []byte("new"), true)
 	}
-	r.End("done", 1, "")
+	r.End(agent.StatusDone, 1, "")
 	info, _ := s.RevertTarget(1)
 	kept := map[string]bool{}
 	for _, c := range info.Changes {
@@ -160,12 +162,12 @@ func TestRun_A16_Limits(t *testing.T) {
 	old := time.Now().Add(-time.Minute)
 	_ = os.Chtimes(blob, old, old)
 	_ = os.Chtimes(s.blobDir(1), old, old)
-	r2, _ := s.Begin(t.Context(), "execute", "y", 0)
+	r2, _ := s.Begin(t.Context(), agent.ModeExecute, "y")
 	_ = r2.Keep("e", []byte("e"), true)
 	r2.Changed("e", []byte("f"), true)
-	r2.End("done", 1, "")
-	r3, _ := s.Begin(t.Context(), "execute", "z", 0)
-	r3.End("done", 1, "")
+	r2.End(agent.StatusDone, 1, "")
+	r3, _ := s.Begin(t.Context(), agent.ModeExecute, "z")
+	r3.End(agent.StatusDone, 1, "")
 	if _, err := os.Stat(s.blobDir(1)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("run 1's checkpoint not pruned: %v", err)
 	}

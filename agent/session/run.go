@@ -55,17 +55,35 @@ func (t *Ticket) Cancel() {
 	}
 }
 
+// revertMode is how the log names a revert run: not a mode of the agent,
+// a run that restores the files of run Reverts.
+const revertMode = "revert"
+
 // Begin starts a run of mode with its instruction in the session: it
 // waits until the session's earlier runs have ended (in this process, in
 // the order of their tickets; in others, by a lock on the file), records
-// the run and returns it. reverts is the run a revert run restores, else
-// 0. The caller must call [Run.End].
-func (s *Session) Begin(ctx context.Context, mode, instruction string, reverts int) (*Run, error) {
-	return s.Reserve().Begin(ctx, mode, instruction, reverts)
+// the run and returns it. The caller must call [Run.End].
+func (s *Session) Begin(ctx context.Context, mode agent.Mode, instruction string) (*Run, error) {
+	return s.Reserve().Begin(ctx, mode, instruction)
+}
+
+// BeginRevert starts a run that restores the files run n changed, as
+// [Session.Begin] starts an agent run.
+func (s *Session) BeginRevert(ctx context.Context, n int) (*Run, error) {
+	return s.Reserve().BeginRevert(ctx, n)
 }
 
 // Begin is [Session.Begin] at this ticket's place in the line.
-func (t *Ticket) Begin(ctx context.Context, mode, instruction string, reverts int) (*Run, error) {
+func (t *Ticket) Begin(ctx context.Context, mode agent.Mode, instruction string) (*Run, error) {
+	return t.begin(ctx, mode.String(), instruction, 0)
+}
+
+// BeginRevert is [Session.BeginRevert] at this ticket's place in the line.
+func (t *Ticket) BeginRevert(ctx context.Context, n int) (*Run, error) {
+	return t.begin(ctx, revertMode, revertMode, n)
+}
+
+func (t *Ticket) begin(ctx context.Context, mode, instruction string, reverts int) (*Run, error) {
 	s := t.s
 	if s.readOnly {
 		return nil, fmt.Errorf("session %s: a snapshot cannot begin runs", s.ID)
@@ -201,11 +219,11 @@ func samePrefix(a, b []agent.Message) bool {
 
 // End records how the run ended and lets the session's next run begin.
 // Calls after the first do nothing.
-func (r *Run) End(status string, turns int, summary string) {
+func (r *Run) End(status agent.Status, turns int, summary string) {
 	r.endOnce.Do(func() {
 		s := r.s
 		s.mu.Lock()
-		rec := &record{Kind: kindEnd, Time: time.Now().UTC(), Run: r.N, Status: status, Turns: turns, Summary: firstLine(summary)}
+		rec := &record{Kind: kindEnd, Time: time.Now().UTC(), Run: r.N, Status: string(status), Turns: turns, Summary: firstLine(summary)}
 		s.apply(rec)
 		_ = s.write(true, rec)
 		s.mu.Unlock()

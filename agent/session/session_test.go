@@ -51,9 +51,9 @@ func reopen(t *testing.T, st *Store) (*Store, *[]string) {
 
 // runTurns begins a run and checkpoints the conversation after each of
 // the given growths, as the loop does.
-func runTurns(t *testing.T, s *Session, mode string, steps ...[]agent.Message) *Run {
+func runTurns(t *testing.T, s *Session, mode agent.Mode, steps ...[]agent.Message) *Run {
 	t.Helper()
-	r, err := s.Begin(t.Context(), mode, "task of "+mode+"\nsecond line", 0)
+	r, err := s.Begin(t.Context(), mode, "task of "+mode.String()+"\nsecond line")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +73,10 @@ func TestStore_A11_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runTurns(t, s, "plan", []agent.Message{user("plan it")}, []agent.Message{call("c1"), result("c1", "package a")}, []agent.Message{said("the plan")})
-	r.End("done", 2, "the plan\nmore")
-	r2 := runTurns(t, s, "execute", []agent.Message{user("do it")}, []agent.Message{said("done")})
-	r2.End("done", 1, "done")
+	r := runTurns(t, s, agent.ModePlan, []agent.Message{user("plan it")}, []agent.Message{call("c1"), result("c1", "package a")}, []agent.Message{said("the plan")})
+	r.End(agent.StatusDone, 2, "the plan\nmore")
+	r2 := runTurns(t, s, agent.ModeExecute, []agent.Message{user("do it")}, []agent.Message{said("done")})
+	r2.End(agent.StatusDone, 1, "done")
 	want := []agent.Message{user("plan it"), call("c1"), result("c1", "package a"), said("the plan"), user("do it"), said("done")}
 
 	st2, _ := reopen(t, st)
@@ -115,11 +115,11 @@ func TestStore_A11_Private(t *testing.T) {
 	state := t.TempDir()
 	st, _ := newStore(t, state)
 	s, _ := st.New()
-	r := runTurns(t, s, "execute", []agent.Message{user("x")})
+	r := runTurns(t, s, agent.ModeExecute, []agent.Message{user("x")})
 	if err := r.Keep("a.go", []byte("old"), true); err != nil {
 		t.Fatal(err)
 	}
-	r.End("done", 1, "")
+	r.End(agent.StatusDone, 1, "")
 	if !strings.HasPrefix(st.Dir(), filepath.Join(state, "sessions")+"/") {
 		t.Errorf("dir %s is not under the state directory", st.Dir())
 	}
@@ -150,11 +150,11 @@ func TestStore_A11_Private(t *testing.T) {
 func TestStore_A9_ResetAfterCompaction(t *testing.T) {
 	st, _ := newStore(t, t.TempDir())
 	s, _ := st.New()
-	r := runTurns(t, s, "execute", []agent.Message{user("task"), call("c1"), result("c1", strings.Repeat("x", 1000))})
+	r := runTurns(t, s, agent.ModeExecute, []agent.Message{user("task"), call("c1"), result("c1", strings.Repeat("x", 1000))})
 	compacted := []agent.Message{user("task"), user("[Summary] read a.go"), said("next")}
 	r.Checkpoint(compacted)
 	r.Checkpoint(append(compacted, said("more")))
-	r.End("done", 2, "")
+	r.End(agent.StatusDone, 2, "")
 	log, _ := os.ReadFile(st.path(s.ID))
 	if n := bytes.Count(log, []byte(`{"k":"reset"`)); n != 1 {
 		t.Errorf("%d reset records, want 1:\n%s", n, log)
@@ -172,8 +172,8 @@ func writeSession(t *testing.T, st *Store) (*Session, []byte) {
 	s, _ := st.New()
 	for i := range 3 {
 		id := fmt.Sprintf("c%d", i)
-		r := runTurns(t, s, "execute", []agent.Message{user(fmt.Sprintf("task %d", i))}, []agent.Message{call(id), result(id, "r")}, []agent.Message{said("ok")})
-		r.End("done", 2, "ok")
+		r := runTurns(t, s, agent.ModeExecute, []agent.Message{user(fmt.Sprintf("task %d", i))}, []agent.Message{call(id), result(id, "r")}, []agent.Message{said("ok")})
+		r.End(agent.StatusDone, 2, "ok")
 	}
 	log, err := os.ReadFile(st.path(s.ID))
 	if err != nil {
@@ -206,8 +206,8 @@ func TestStore_A11_TornTail(t *testing.T) {
 	if n := len(got.Messages()); n != 12 {
 		t.Errorf("%d messages, want 12 (the end record was cut)", n)
 	}
-	r := runTurns(t, got, "plan", []agent.Message{user("again")})
-	r.End("done", 0, "")
+	r := runTurns(t, got, agent.ModePlan, []agent.Message{user("again")})
+	r.End(agent.StatusDone, 0, "")
 	st3, _ := reopen(t, st)
 	again, _ := st3.Session(s.ID)
 	if again.Recovery() != nil || len(again.Messages()) != 13 {
@@ -255,8 +255,8 @@ func TestStore_A11_CorruptMiddle(t *testing.T) {
 	if d := cmp.Diff([]agent.Message{user("task 0"), call("c0"), result("c0", "r"), said("ok")}, got.Messages()); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	r := runTurns(t, got, "plan", []agent.Message{user("again")})
-	r.End("done", 0, "")
+	r := runTurns(t, got, agent.ModePlan, []agent.Message{user("again")})
+	r.End(agent.StatusDone, 0, "")
 	st3, _ := reopen(t, st)
 	again, _ := st3.Session(s.ID)
 	if again.Recovery() != nil || len(again.Messages()) != 5 {
@@ -302,7 +302,7 @@ func TestStore_A11_CorruptHeader(t *testing.T) {
 func TestStore_A11_DiskFull(t *testing.T) {
 	st, warns := newStore(t, t.TempDir())
 	s, _ := st.New()
-	r := runTurns(t, s, "execute", []agent.Message{user("task")})
+	r := runTurns(t, s, agent.ModeExecute, []agent.Message{user("task")})
 	good := s.f
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
@@ -324,7 +324,7 @@ func TestStore_A11_DiskFull(t *testing.T) {
 	s.mu.Unlock()
 	msgs = append(msgs, user("more"))
 	r.Checkpoint(msgs)
-	r.End("done", 2, "")
+	r.End(agent.StatusDone, 2, "")
 	if len(*warns) != 2 || !strings.Contains((*warns)[1], "saved again") {
 		t.Errorf("warnings %q", *warns)
 	}
@@ -369,7 +369,7 @@ func TestStore_A11_IDs(t *testing.T) {
 func TestSession_A11_Queue(t *testing.T) {
 	st, _ := newStore(t, t.TempDir())
 	s, _ := st.New()
-	first, err := s.Begin(t.Context(), "plan", "first", 0)
+	first, err := s.Begin(t.Context(), agent.ModePlan, "first")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,14 +385,14 @@ func TestSession_A11_Queue(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := s.Begin(ctx, "plan", fmt.Sprint(i), 0)
+			r, err := s.Begin(ctx, agent.ModePlan, fmt.Sprint(i))
 			if err != nil {
 				return
 			}
 			mu.Lock()
 			order = append(order, i)
 			mu.Unlock()
-			r.End("done", 0, "")
+			r.End(agent.StatusDone, 0, "")
 		}()
 		waitFor(t, func() bool { return s.queue.waiters() == i })
 	}
@@ -401,9 +401,9 @@ func TestSession_A11_Queue(t *testing.T) {
 	other, _ := st.New()
 	done := make(chan struct{})
 	go func() {
-		r, err := other.Begin(t.Context(), "plan", "other", 0)
+		r, err := other.Begin(t.Context(), agent.ModePlan, "other")
 		if err == nil {
-			r.End("done", 0, "")
+			r.End(agent.StatusDone, 0, "")
 		}
 		close(done)
 	}()
@@ -412,7 +412,7 @@ func TestSession_A11_Queue(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a run of another session waited")
 	}
-	first.End("done", 0, "")
+	first.End(agent.StatusDone, 0, "")
 	wg.Wait()
 	if d := cmp.Diff([]int{1, 3, 4}, order); d != "" {
 		t.Errorf("order (-want +got):\n%s", d)
@@ -429,18 +429,18 @@ func TestSession_A11_CrossProcessLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runTurns(t, s, "plan", []agent.Message{user("a"), said("b")})
+	r := runTurns(t, s, agent.ModePlan, []agent.Message{user("a"), said("b")})
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := s2.Begin(ctx, "plan", "x", 0); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s2.Begin(ctx, agent.ModePlan, "x"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("began while the other process ran: %v", err)
 	}
-	r.End("done", 1, "")
-	r2, err := s2.Begin(t.Context(), "execute", "x", 0)
+	r.End(agent.StatusDone, 1, "")
+	r2, err := s2.Begin(t.Context(), agent.ModeExecute, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r2.End("done", 0, "")
+	defer r2.End(agent.StatusDone, 0, "")
 	if h := r2.History(); len(h) != 2 || r2.N != 2 {
 		t.Errorf("run %d, history %v", r2.N, h)
 	}
@@ -475,7 +475,7 @@ func TestSession_A11_TicketsKeepArrivalOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := tickets[i].Begin(t.Context(), "plan", "x", 0)
+			r, err := tickets[i].Begin(t.Context(), agent.ModePlan, "x")
 			if err != nil {
 				t.Error(err)
 				return
@@ -484,7 +484,7 @@ func TestSession_A11_TicketsKeepArrivalOrder(t *testing.T) {
 			order = append(order, i)
 			mu.Unlock()
 			tickets[i].Cancel() // after Begin: nothing
-			r.End("done", 0, "")
+			r.End(agent.StatusDone, 0, "")
 		}()
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -492,13 +492,13 @@ func TestSession_A11_TicketsKeepArrivalOrder(t *testing.T) {
 	if d := cmp.Diff([]int{1, 2, 4}, order); d != "" {
 		t.Errorf("order (-want +got):\n%s", d)
 	}
-	if _, err := tickets[1].Begin(t.Context(), "plan", "again", 0); err == nil {
+	if _, err := tickets[1].Begin(t.Context(), agent.ModePlan, "again"); err == nil {
 		t.Error("a ticket began two runs")
 	}
-	if r, err := s.Begin(t.Context(), "plan", "after", 0); err != nil {
+	if r, err := s.Begin(t.Context(), agent.ModePlan, "after"); err != nil {
 		t.Errorf("the queue is stuck: %v", err)
 	} else {
-		r.End("done", 0, "")
+		r.End(agent.StatusDone, 0, "")
 	}
 }
 
@@ -525,7 +525,7 @@ func TestStore_A11_InspectChangesNothing(t *testing.T) {
 	if m, _ := filepath.Glob(st.path(s.ID) + ".corrupt-*"); len(m) != 0 || len(*warns) != 0 {
 		t.Errorf("Inspect repaired: %v, warnings %q", m, *warns)
 	}
-	if _, err := got.Begin(t.Context(), "plan", "x", 0); err == nil {
+	if _, err := got.Begin(t.Context(), agent.ModePlan, "x"); err == nil {
 		t.Error("a snapshot began a run")
 	}
 }
@@ -536,7 +536,7 @@ func TestStore_A11_InspectChangesNothing(t *testing.T) {
 func TestStore_A11_RepairOnlyUnderLock(t *testing.T) {
 	st, _ := newStore(t, t.TempDir())
 	s, log := writeSession(t, st)
-	running, err := s.Begin(t.Context(), "plan", "busy", 0)
+	running, err := s.Begin(t.Context(), agent.ModePlan, "busy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,13 +558,13 @@ func TestStore_A11_RepairOnlyUnderLock(t *testing.T) {
 	if err := os.WriteFile(st.path(s.ID), fixed, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	running.End("done", 0, "")
-	r, err := s2.Begin(t.Context(), "plan", "next", 0)
+	running.End(agent.StatusDone, 0, "")
+	r, err := s2.Begin(t.Context(), agent.ModePlan, "next")
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Checkpoint(append(r.History(), user("next")))
-	r.End("done", 0, "")
+	r.End(agent.StatusDone, 0, "")
 	if len(*warns) != 1 || s2.Recovery() == nil {
 		t.Errorf("after the lock: warnings %q", *warns)
 	}

@@ -46,7 +46,7 @@ func beginRun(t *testing.T, st *Store) (*Session, *Run) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Begin(t.Context(), "execute", "change", 0)
+	r, err := s.Begin(t.Context(), agent.ModeExecute, "change")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestSession_Issue16_TurnFsyncOffTheCriticalPath(t *testing.T) {
 	if count.Load() == 0 {
 		t.Fatal("the turn was never fsynced")
 	}
-	r.End("done", 1, "")
+	r.End(agent.StatusDone, 1, "")
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestSession_Issue16_CheckpointOfAChangeIsDurableFirst(t *testing.T) {
 	if count.Load() == 0 {
 		t.Fatal("no fsync")
 	}
-	r.End("done", 1, "")
+	r.End(agent.StatusDone, 1, "")
 	s.Close()
 }
 
@@ -137,7 +137,7 @@ func TestSession_Issue16_QuickTurnsShareOneFsync(t *testing.T) {
 	if data, _ := os.ReadFile(st.path(s.ID)); !contains(data, `"turn 4"`) {
 		t.Fatalf("the turns are not in the log yet:\n%s", data)
 	}
-	r.End("done", 1, "")
+	r.End(agent.StatusDone, 1, "")
 	start := time.Now()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
