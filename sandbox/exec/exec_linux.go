@@ -6,12 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -153,146 +150,6 @@ func (r *Runner) runSpec(ctx context.Context, s *Spec, p *probeResult) (*Result,
 		res.Staged = staged
 	}
 	return res, err
-}
-
-// run starts the helper and collects the result.
-func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr, pidns bool, layers []string) (*Result, error) {
-	start := time.Now()
-	w := r.takeWarm(flags)
-	if w == nil {
-		var err error
-		if w, err = launchWithPipes(r.sys.bin, flags); err != nil {
-			r.sys.probed.helperFailed()
-			return nil, fmt.Errorf("sandbox: starting the helper: %w", err)
-		}
-	}
-	h, outR, errR := w.h, w.outR, w.errR
-	sendSpec(w.specW, hs)
-	stdout, stderr := newCapBuffer(StdoutCap), newCapBuffer(StderrCap)
-	var copies sync.WaitGroup
-	copies.Go(func() { copyOut(stdout, outR) })
-	copies.Go(func() { copyOut(stderr, errR) })
-	statusc := make(chan statusOrErr, 1)
-	started := make(chan struct{})
-	go func() {
-		st, err := h.readStatus(func() { close(started) })
-		statusc <- statusOrErr{st, err}
-	}()
-
-	timer := time.NewTimer(s.Timeout)
-	defer timer.Stop()
-	var stopped string
-	var stopAfter time.Duration
-	select {
-	case <-h.exited:
-	case <-timer.C:
-		stopped, stopAfter = "timed out", s.Timeout
-	case <-ctx.Done():
-		stopped, stopAfter = "cancelled", time.Since(start)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			stopped = "timed out"
-		}
-	}
-	if stopped != "" {
-		select {
-		case <-started:
-			h.signal(unix.SIGTERM, pidns)
-		default:
-			// Before its Go runtime has a handler, a PID-namespace init
-			// drops SIGTERM; and no command runs yet that could stop
-			// gracefully.
-			h.signal(unix.SIGKILL, pidns)
-		}
-		grace := time.NewTimer(s.Grace)
-		select {
-		case <-h.exited:
-		case <-grace.C:
-			h.signal(unix.SIGKILL, pidns)
-			<-h.exited
-		}
-		grace.Stop()
-	}
-	dur := time.Since(start)
-	if !pidns {
-		// Leftovers of the group may hold the pipes; with a PID namespace
-		// the kernel has killed them all before init's exit. Init is not
-		// reaped yet, so its process group ID cannot have been reused.
-		unix.Kill(-h.pid, unix.SIGKILL)
-	}
-	waitErr := h.reap()
-	drained := make(chan struct{})
-	go func() { copies.Wait(); close(drained) }()
-	// With a PID namespace every writer died with init, and the output
-	// ends at once; the bound still holds should a descriptor have
-	// leaked anywhere else (the zygote's copies, say): never a hang.
-	select {
-	case <-drained:
-	case <-time.After(drainDelay):
-		outR.Close()
-		errR.Close()
-		<-drained
-	}
-	outR.Close()
-	errR.Close()
-	so := <-statusc
-
-	res := &Result{
-		Stdout: stdout.String(), Stderr: stderr.String(),
-		StdoutBytes: stdout.Total(), StderrBytes: stderr.Total(),
-		Duration: dur, Layers: layers,
-	}
-	switch {
-	case so.err == nil && strings.HasPrefix(so.st.Error, stageMountError):
-		return nil, fmt.Errorf("%w: %s", errStageMount, so.st.Error) // nothing ran
-	case so.err == nil && so.st.Error != "":
-		r.sys.probed.helperFailed() // the probe (maybe a cached one) promised this would work
-		return nil, fmt.Errorf("sandbox: %s", so.st.Error)
-	case so.err == nil:
-		res.ExitCode, res.DiskExceeded = so.st.Exit, so.st.Disk
-		if so.st.Signal != 0 {
-			res.Signal = unix.SignalName(syscall.Signal(so.st.Signal))
-		}
-	default: // init was killed (SIGKILL after the grace) or crashed
-		res.ExitCode, res.Signal = h.exitOf()
-		if stopped == "" {
-			return nil, fmt.Errorf("sandbox: the helper died: %v", waitErr)
-		}
-	}
-	switch stopped {
-	case "timed out":
-		res.TimedOut = true
-	case "cancelled":
-		res.Canceled = true
-	}
-	if stopped != "" {
-		res.Stdout = appendLine(res.Stdout, stopMarker(stopped, stopAfter))
-	}
-	if res.DiskExceeded {
-		res.Stdout = appendLine(res.Stdout, diskMarker(s.Limits.DiskBytes))
-	}
-	staged := hs.Mounts != nil && len(hs.Mounts.Overlays) > 0
-	if !s.UserApproved && !staged && refusedWrite(res) {
-		res.Stderr = appendLine(res.Stderr, controlNote)
-	}
-	return res, nil
-}
-
-type statusOrErr struct {
-	st  helperStatus
-	err error
-}
-
-// copyBufs are copyOut's buffers, reused across commands (issue 16: two
-// per command were a fifth of a session's allocations).
-var copyBufs = sync.Pool{New: func() any { return new([64 << 10]byte) }}
-
-// copyOut reads r to EOF (or until it is closed) into b.
-func copyOut(b *capBuffer, r io.Reader) {
-	buf := copyBufs.Get().(*[64 << 10]byte)
-	defer copyBufs.Put(buf)
-	// Only the Reader: an *os.File's WriteTo would copy through a buffer
-	// of its own, allocated each time.
-	io.CopyBuffer(b, struct{ io.Reader }{r}, buf[:])
 }
 
 // goCacheDir returns the GOCACHE for commands in workspace ws (see

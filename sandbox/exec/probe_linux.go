@@ -87,6 +87,33 @@ func runProbe(bin *helperBin, c *probeCache) *probeResult {
 		p.report = LayerReport{Missing: missing}
 		return p
 	}
+	p.probeKernel(missing)
+	var ns nsProbe
+	if c != nil && c.hit && len(missing) == 0 {
+		ns = nsProbe{flags: allNamespaces, proc: true, stage: true}
+	} else {
+		ns = probeNamespaces(bin)
+	}
+	p.useNamespaces(ns, missing)
+	p.probeProcessLimit(missing)
+	if len(missing) == 0 && p.flags == allNamespaces && p.ownProc {
+		c.store()
+		p.cache = c
+	}
+	var active []string
+	for _, l := range layerOrder {
+		if _, ok := missing[l]; !ok {
+			active = append(active, l)
+		}
+	}
+	p.report = LayerReport{Active: active, Missing: missing, LandlockABI: p.abi}
+	return p
+}
+
+// probeKernel checks what needs no helper start: the I/O accounting of
+// the disk budget, Landlock and seccomp. It records what is missing, and
+// why, in missing.
+func (p *probeResult) probeKernel(missing map[string]string) {
 	if err := diskAccounting(); err != nil {
 		missing[LayerDiskBudget] = fmt.Sprintf("no per-process I/O accounting in /proc/PID/io (%v); only RLIMIT_FSIZE bounds each file", err)
 	} else {
@@ -102,12 +129,11 @@ func runProbe(bin *helperBin, c *probeCache) *probeResult {
 	} else {
 		p.seccomp = true
 	}
-	var ns nsProbe
-	if c != nil && c.hit && len(missing) == 0 {
-		ns = nsProbe{flags: allNamespaces, proc: true, stage: true}
-	} else {
-		ns = probeNamespaces(bin)
-	}
+}
+
+// useNamespaces takes the namespaces ns found, and records in missing
+// the layers that lack theirs.
+func (p *probeResult) useNamespaces(ns nsProbe, missing map[string]string) {
 	p.flags, p.ownProc, p.stage = ns.flags, ns.proc, ns.stage
 	for _, l := range []struct {
 		layer string
@@ -143,6 +169,11 @@ func runProbe(bin *helperBin, c *probeCache) *probeResult {
 	if p.flags&unix.CLONE_NEWUTS == 0 {
 		missing[LayerUTSNamespace] = ns.utsWhy
 	}
+}
+
+// probeProcessLimit picks how the number of processes is bounded:
+// RLIMIT_NPROC in a user namespace, a pids cgroup for root.
+func (p *probeResult) probeProcessLimit(missing map[string]string) {
 	switch {
 	case os.Geteuid() != 0 && p.flags&unix.CLONE_NEWUSER != 0:
 		p.nproc = true
@@ -155,18 +186,6 @@ func runProbe(bin *helperBin, c *probeCache) *probeResult {
 		}
 		p.cgroup = cg
 	}
-	if len(missing) == 0 && p.flags == allNamespaces && p.ownProc {
-		c.store()
-		p.cache = c
-	}
-	var active []string
-	for _, l := range layerOrder {
-		if _, ok := missing[l]; !ok {
-			active = append(active, l)
-		}
-	}
-	p.report = LayerReport{Active: active, Missing: missing, LandlockABI: p.abi}
-	return p
 }
 
 // layersFor lists the layers active for one command started in the
