@@ -23,7 +23,7 @@ const module = "github.com/agentls/agentls"
 var depsRules = map[string][]string{
 	"sandbox":             {},
 	"sandbox/shell":       {"sandbox"},
-	"sandbox/exec":        {"sandbox"},
+	"sandbox/exec":        {"sandbox", "sandbox/exec/internal/child"},
 	"sandbox/netguard":    {"sandbox"},
 	"sandbox/sqlguard":    {"sandbox"},
 	"sandbox/stage":       {"sandbox"}, // staged execution's change set: read, classify, merge (S9, S10)
@@ -42,6 +42,10 @@ var depsRules = map[string][]string{
 	"agent/session":       {"agent"}, // sessions persist the agent's conversation; no tools, no LSP
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 	"cmd/agentls-sandbox": {"sandbox/exec"}, // the small helper binary (issue 16); see TestDeps_SandboxHelperIsSmall
+
+	// What sandbox/exec runs in the zygote and in each command's init
+	// (issue 23): it cannot reach the server's state, or anything of ours.
+	"sandbox/exec/internal/child": {},
 }
 
 // testOnly are test-helper packages: only _test.go files (whose imports
@@ -77,6 +81,8 @@ var closedThirdParty = map[string][]string{
 	"tools/hooks":         {},
 	"tools/ext":           {},
 	"cmd/agentls-sandbox": {},
+
+	"sandbox/exec/internal/child": {"golang.org/x/sys/"},
 }
 
 type pkg struct {
@@ -314,7 +320,7 @@ func isStd(imp string) bool {
 // the server. Ours by package, libraries by prefix; the standard library
 // is always allowed.
 var helperDeps = struct{ ours, libs []string }{
-	ours: []string{"cmd/agentls-sandbox", "sandbox/exec", "sandbox"},
+	ours: []string{"cmd/agentls-sandbox", "sandbox/exec", "sandbox/exec/internal/child", "sandbox"},
 	libs: []string{"golang.org/x/sys/"},
 }
 

@@ -6,8 +6,69 @@
 // With [Options.Helper] (cmd/agentls-sandbox, a small static binary) the
 // runner starts one long-lived zygote of it, which forks and execs each
 // command's init into the command's new namespaces: the server itself
-// never forks for real (see zygote_main_linux.go). Without it, the program
-// re-executes itself as init, with the same layers.
+// never forks for real (see internal/child/zygote_main_linux.go).
+// Without it, the program re-executes itself as init, with the same
+// layers.
+//
+// # Processes
+//
+// The package's code runs in three processes, and each file's name says
+// which: the server (every file of this directory), the zygote
+// (internal/child/zygote_main_linux.go) and each command's init
+// (internal/child/init_*.go). The zygote's and init's code lives in the
+// package internal/child, which imports nothing of agentls, so it cannot
+// touch the server's state (the Runner, its probe, warm helper and
+// caches); internal/child/protocol_linux.go is the wire between them.
+//
+//	file                                   process  what it does there
+//	exec.go, exec_other.go                 server   the API; off Linux, refusals
+//	exec_linux.go                          server   Run: one command's spec (temp dir, env, mounts, rules, cgroup)
+//	run_linux.go                           server   one command's run: start, wait, collect
+//	launch_linux.go                        server   starting an init and its handle (helperProc)
+//	zygote_client_linux.go                 server   its end of the zygote's protocol
+//	helper_bin_linux.go                    server   the helper binary: opened, checked, shaken hands with
+//	probe_linux.go, probe_cache_linux.go   server   what this kernel and user allow, cached per boot
+//	warm_linux.go                          server   the prestarted init
+//	env.go, env_host.go, home.go           server   the command's environment and toolchain roots
+//	landlock_linux.go, control_linux.go    server   the Landlock rules and the control-file plan
+//	overlay_linux.go, gocache_linux.go     server   the staged workspace and the Go cache overlay
+//	limits_linux.go                        server   the pids cgroup (for root)
+//	output.go                              server   the output caps
+//	internal/child/protocol_linux.go       all      the roles (MaybeRun runs first everywhere), the wire
+//	internal/child/zygote_main_linux.go    zygote   its loop: fork and exec inits, report exits, reap
+//	internal/child/init_linux.go           init     its main: read the spec, restrict, fork the shell, wait
+//	internal/child/init_mount_linux.go     init     mounts and the host name
+//	internal/child/init_landlock_linux.go  init     applying the Landlock rules
+//	internal/child/init_seccomp_linux.go   init     the seccomp filter (init_noseccomp_linux.go: none)
+//	internal/child/init_rlimit_linux.go    init     the rlimits, as the shell's ulimit preamble
+//	internal/child/init_disk_linux.go      init     the disk budget's watch
+//	internal/child/init_fds_linux.go       init     inherited descriptors made close-on-exec
+//
+// Under which restrictions each runs, and what it can touch:
+//
+//   - server: none of this package's, the program's own rights. It
+//     decides every command's restrictions and applies none of them;
+//     from internal/child it calls only stateless code (the types,
+//     InitAttr for the self re-exec, Version, SeccompSupported).
+//   - zygote: the helper binary, started by the server with setsid and
+//     GOMAXPROCS=1, in no namespace and under no Landlock, seccomp or
+//     rlimit (it must create each init's namespaces). It holds fd 3 (its
+//     socket to the server), fd 4 (/dev/null) and fd 5 (the binary),
+//     forks and reaps inits and runs nothing else; it exits when the
+//     server's end of the socket closes. Nothing sandboxed can reach it
+//     (another PID namespace, no ptrace, no unix sockets).
+//   - init: in the command's new namespaces (user, PID: it is PID 1,
+//     network, mount, UTS; those the probe found), holding fd 3 (the
+//     spec) and fd 4 (its status), with every other descriptor made
+//     close-on-exec. It mounts, sets the host name and joins the pids
+//     cgroup first; then its locked thread takes no_new_privs, Landlock
+//     and seccomp and drops every capability, and forks the shell from
+//     that thread, so the shell starts under all of them. Init's other
+//     threads stay unrestricted, and init is not dumpable. It has no
+//     rlimits (a Go runtime cannot live under them): the shell sets them
+//     first thing. It touches its mount namespace and /proc, the pids
+//     cgroup's tasks files, /proc/PID/io of its descendants and the disk
+//     budget's directories, and signals its namespace.
 //
 // A [Runner] is a value built once by the program (cmd) with [New] and
 // passed to whatever runs commands; its [Options] replace every setting

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // drainDelay bounds the wait for output after the command's process group
@@ -36,6 +37,16 @@ type runnerSys struct {
 	bin       *helperBin // set by the probe; nil: /proc/self/exe
 	warm      warmPool
 	tools     toolchainCache
+}
+
+// MaybeRunHelper must be the first call in the program's main (and in
+// TestMain of tests that call [Runner.Run]): when the process is the
+// sandbox helper (the zygote or a command's init) it does the helper's
+// work and exits; otherwise it returns at once. Package init functions
+// run before it in the helper too, so they must not have side effects.
+func MaybeRunHelper() {
+	helperHooked.Store(true)
+	child.MaybeRun()
 }
 
 // Run runs spec.Command in the sandbox (S1–S4) and returns its result.
@@ -106,8 +117,8 @@ func (r *Runner) runSpec(ctx context.Context, s *Spec, p *probeResult) (*Result,
 		}
 		plan = planControl(s.Dir, others)
 	}
-	hs := &helperSpec{
-		Shell: p.shell, Command: s.Command, Dir: s.Dir, Limits: s.Limits,
+	hs := &child.Spec{
+		Shell: p.shell, Command: s.Command, Dir: s.Dir, Limits: child.Limits(s.Limits),
 		NPROC: p.nproc, Seccomp: p.seccomp, DiskWatch: p.diskWatch,
 		Env: commandEnv(envInput{
 			parent: os.Environ(), extra: s.Env, tmp: tmp, shell: p.shell,
@@ -116,12 +127,12 @@ func (r *Runner) runSpec(ctx context.Context, s *Spec, p *probeResult) (*Result,
 		}),
 	}
 	if flags&unix.CLONE_NEWNS != 0 {
-		hs.Mounts = &mountSpec{Proc: pidns && p.ownProc}
+		hs.Mounts = &child.Mounts{Proc: pidns && p.ownProc}
 		if plan != nil {
 			hs.Mounts.ReadOnly = plan.readOnly
 		}
 		if staged {
-			hs.Mounts.Overlays = []overlayMount{stageMount(s)}
+			hs.Mounts.Overlays = []child.Overlay{stageMount(s)}
 			hs.DiskDirs = []string{s.Stage.Upper, tmp}
 		}
 		if warm := warmFor(s, staged, gocache, tmp); warm != nil {

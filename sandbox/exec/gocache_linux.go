@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // Warm build caches without shared writes (S11). A staged command's Go
@@ -22,7 +24,7 @@ import (
 
 // warmCache is one command's cache overlay.
 type warmCache struct {
-	mount overlayMount
+	mount child.Overlay
 	run   string // the command's upper and work directories' parent
 }
 
@@ -73,7 +75,7 @@ func newWarmCache(gocache, tmp, ws string) *warmCache {
 	if err != nil {
 		return nil
 	}
-	w := &warmCache{run: run, mount: overlayMount{Target: gocache, Lowers: []string{gocache, user},
+	w := &warmCache{run: run, mount: child.Overlay{Target: gocache, Lowers: []string{gocache, user},
 		Upper: filepath.Join(run, "upper"), Work: filepath.Join(run, "work")}}
 	for _, d := range []string{w.mount.Upper, w.mount.Work} {
 		if os.Mkdir(d, 0o700) != nil {

@@ -9,12 +9,14 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // helperBinFD is where a dedicated helper binary's descriptor lands in the
 // child: right after the spec and status pipes, in ExtraFiles, so that
 // the child's descriptor shuffle before exec cannot reuse its number.
-const helperBinFD = helperStatusFD + 1
+const helperBinFD = child.StatusFD + 1
 
 // helperBin is a dedicated helper binary ([Options.Helper]), opened once.
 // Every helper is started from this descriptor (/proc/self/fd/N), so a
@@ -132,7 +134,7 @@ func handshake(b *helperBin) error {
 	if err != nil {
 		return fmt.Errorf("no answer: %w", err)
 	}
-	if want := helperVersion(); st.Version != want {
+	if want := child.Version(); st.Version != want {
 		return fmt.Errorf("version %q, want %q", st.Version, want)
 	}
 	return nil

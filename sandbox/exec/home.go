@@ -129,7 +129,7 @@ func homeToolchainAccess(home, path, ws, tmp string, getenv func(string) string)
 // $PATH entry and toolchain root again for each command cost a quarter of
 // a millisecond and some 150 stats (issue 16), and commands come in
 // bursts. Reusing a result is safe because the directories are already
-// resolved and go to Landlock as [landlockRules.Resolved]: a directory
+// resolved and go to Landlock as [child.Landlock.Resolved]: a directory
 // swapped for a symlink since then grants nothing, and one that stays the
 // same grants what it did. The time bound makes a toolchain installed or
 // switched meanwhile (a new ~/.cargo/bin, nvm's current version) visible

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // landlockABI returns the kernel's Landlock ABI version.
@@ -112,9 +114,9 @@ func etcSecretBelow(rel string) bool {
 // policy's extra read roots. With a control plan, the workspace is
 // readable and only the plan's grants are writable there and in the
 // cache (see [planControl]).
-func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, toolchains []string, plan *controlPlan, denyTCP bool) *landlockRules {
+func buildLandlock(pr *probeResult, s *Spec, tmp, gocache string, toolchains []string, plan *controlPlan, denyTCP bool) *child.Landlock {
 	er, el := pr.etc.get()
-	r := &landlockRules{ABI: pr.abi, DenyTCP: denyTCP, Dev: devFiles, List: el}
+	r := &child.Landlock{ABI: pr.abi, DenyTCP: denyTCP, Dev: devFiles, List: el}
 	r.Read = append(append(r.Read, systemReadRoots...), er...)
 	for _, p := range []string{pr.tc.goroot, pr.tc.gomodcache} {
 		if p != "" {

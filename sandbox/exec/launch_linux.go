@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // exitOf turns the helper's wait status into an exit code and signal.
@@ -46,7 +48,7 @@ type helperProc struct {
 
 	zyg   *zygote
 	pidfd int // the zygote's init, for signals; -1 without
-	zexit zygoteMsg
+	zexit child.ZygoteMsg
 	zerr  error // the zygote died
 }
 
@@ -81,7 +83,7 @@ func (h *helperProc) kill() {
 
 // startHelper starts init from bin in the namespaces flags with the given
 // output files (nil: /dev/null) and sends it spec.
-func startHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File, spec *helperSpec) (*helperProc, error) {
+func startHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File, spec *child.Spec) (*helperProc, error) {
 	h, specW, err := launchHelper(bin, flags, stdout, stderr)
 	if err != nil {
 		return nil, err
@@ -92,7 +94,7 @@ func startHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File, spec *h
 
 // sendSpec hands a started helper its spec; until then it waits, its
 // runtime and package init done.
-func sendSpec(specW *os.File, spec *helperSpec) {
+func sendSpec(specW *os.File, spec *child.Spec) {
 	go func() {
 		json.NewEncoder(specW).Encode(spec) // fails only if init died, which Wait reports
 		specW.Close()
@@ -135,10 +137,10 @@ func launchHelper(bin *helperBin, flags uintptr, stdout, stderr *os.File) (*help
 func (h *helperProc) start(bin *helperBin, flags uintptr, specR, statusW, stdout, stderr *os.File) error {
 	cmd := &osexec.Cmd{
 		Path:        bin.execPath(),
-		Args:        []string{helperArgInit},
-		Env:         []string{helperEnv + "=init", "GOMAXPROCS=1"},
+		Args:        []string{child.ArgInit},
+		Env:         []string{child.RoleEnv + "=init", "GOMAXPROCS=1"},
 		ExtraFiles:  bin.extraFiles(specR, statusW),
-		SysProcAttr: initAttr(flags),
+		SysProcAttr: child.InitAttr(flags),
 	}
 	if stdout != nil {
 		cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -170,11 +172,11 @@ func (h *helperProc) start(bin *helperBin, flags uintptr, specR, statusW, stdout
 
 // readStatus reads the helper's reports, calling started (if not nil)
 // when the shell runs, and returns the final one when the helper exits.
-func (h *helperProc) readStatus(started func()) (helperStatus, error) {
+func (h *helperProc) readStatus(started func()) (child.Status, error) {
 	defer h.status.Close()
 	dec := json.NewDecoder(h.status)
 	for {
-		var st helperStatus
+		var st child.Status
 		if err := dec.Decode(&st); err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF // the helper died before its report

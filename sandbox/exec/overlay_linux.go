@@ -2,6 +2,8 @@ package exec
 
 import (
 	"errors"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // Staged execution (S9): the command's mount namespace shows the
@@ -25,6 +27,6 @@ import (
 var errStageMount = errors.New("sandbox: the workspace cannot be staged")
 
 // stageMount returns the overlay of spec's workspace.
-func stageMount(s *Spec) overlayMount {
-	return overlayMount{Target: s.Dir, Lowers: []string{s.Dir}, Upper: s.Stage.Upper, Work: s.Stage.Work}
+func stageMount(s *Spec) child.Overlay {
+	return child.Overlay{Target: s.Dir, Lowers: []string{s.Dir}, Upper: s.Stage.Upper, Work: s.Stage.Work}
 }

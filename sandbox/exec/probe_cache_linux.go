@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // The probe cache (issue 16). The probe's helper starts (the helper
@@ -281,7 +283,7 @@ func probeCacheKey(bin *helperBin) (string, error) {
 	var k strings.Builder
 	add := func(name, v string) { fmt.Fprintf(&k, "%s=%q\n", name, v) }
 	add("format", strconv.Itoa(probeCacheFormat))
-	add("code", helperVersion()) // this probe's code
+	add("code", child.Version()) // this probe's code
 	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil || len(bytes.TrimSpace(boot)) == 0 {
 		return "", errors.New("no boot ID")
@@ -322,7 +324,7 @@ func probeCacheKey(bin *helperBin) (string, error) {
 		add("helper", "self")
 	} else {
 		err = unix.Fstat(int(bin.file.Fd()), &st)
-		add("helper", "bin "+helperVersion()) // the version the handshake wants
+		add("helper", "bin "+child.Version()) // the version the handshake wants
 	}
 	if err != nil {
 		return "", err

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // probeResult is what this kernel and user allow, found out once.
@@ -124,7 +126,7 @@ func (p *probeResult) probeKernel(missing map[string]string) {
 	} else {
 		p.abi = abi
 	}
-	if err := seccompSupported(); err != nil {
+	if err := child.SeccompSupported(); err != nil {
 		missing[LayerSeccomp] = err.Error()
 	} else {
 		p.seccomp = true
@@ -244,23 +246,23 @@ func probeNamespaces(bin *helperBin) nsProbe {
 	} else {
 		defer removeTree(scratch) // the overlay's work dir has an entry without permissions
 	}
-	m := &mountSpec{Proc: base&p != 0}
-	var ovl *overlayMount
+	m := &child.Mounts{Proc: base&p != 0}
+	var ovl *child.Overlay
 	if scratch != "" {
 		ro := filepath.Join(scratch, "ro")
 		os.Mkdir(ro, 0o700)
 		m.ReadOnly = []string{ro}
 		if ovl = probeOverlay(scratch); ovl != nil {
-			m.Overlays = []overlayMount{*ovl}
+			m.Overlays = []child.Overlay{*ovl}
 		}
 	}
 	st, err := probeHelper(bin, base|unix.CLONE_NEWNS|unix.CLONE_NEWUTS, m, sandboxHostname)
 	if err != nil { // one of the two is refused: try each alone
-		var stm, stu helperStatus
+		var stm, stu child.Status
 		var errm, erru error
 		stm, errm = probeHelper(bin, base|unix.CLONE_NEWNS, m, "")
 		stu, erru = probeHelper(bin, base|unix.CLONE_NEWUTS, nil, sandboxHostname)
-		st = helperStatus{MountErr: stm.MountErr, ProcErr: stm.ProcErr, UTSErr: stu.UTSErr, StageErr: stm.StageErr}
+		st = child.Status{MountErr: stm.MountErr, ProcErr: stm.ProcErr, UTSErr: stu.UTSErr, StageErr: stm.StageErr}
 		if errm != nil {
 			st.MountErr = "cannot start a process in a new one (" + errm.Error() + ")"
 		}
@@ -291,11 +293,11 @@ func probeNamespaces(bin *helperBin) nsProbe {
 // probeHelper starts the helper from bin in the namespaces flags, has it
 // try the mounts m and the host name (when not nil and not ""), and
 // checks that it answers (and is PID 1 in a new PID namespace).
-func probeHelper(bin *helperBin, flags uintptr, m *mountSpec, hostname string) (helperStatus, error) {
+func probeHelper(bin *helperBin, flags uintptr, m *child.Mounts, hostname string) (child.Status, error) {
 	probeLaunches.Add(1)
-	h, err := startHelper(bin, flags, nil, nil, &helperSpec{Probe: true, Mounts: m, Hostname: hostname})
+	h, err := startHelper(bin, flags, nil, nil, &child.Spec{Probe: true, Mounts: m, Hostname: hostname})
 	if err != nil {
-		return helperStatus{}, err
+		return child.Status{}, err
 	}
 	t := time.AfterFunc(10*time.Second, func() { h.kill() })
 	defer t.Stop()
@@ -353,9 +355,9 @@ func findToolchain() toolchain {
 
 // probeOverlay makes the directories of a trial overlay in scratch, or
 // returns nil when it cannot.
-func probeOverlay(scratch string) *overlayMount {
+func probeOverlay(scratch string) *child.Overlay {
 	lower := filepath.Join(scratch, "lower")
-	o := &overlayMount{Target: lower, Lowers: []string{lower}, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work")}
+	o := &child.Overlay{Target: lower, Lowers: []string{lower}, Upper: filepath.Join(scratch, "upper"), Work: filepath.Join(scratch, "work")}
 	for _, d := range []string{lower, o.Upper, o.Work} {
 		if os.Mkdir(d, 0o700) != nil {
 			return nil
@@ -366,7 +368,7 @@ func probeOverlay(scratch string) *overlayMount {
 
 // stageWorked checks the probe's overlay trial from outside: its file
 // must be in the upper layer and not in the lower one.
-func stageWorked(o *overlayMount, why string) (bool, string) {
+func stageWorked(o *child.Overlay, why string) (bool, string) {
 	switch {
 	case o == nil:
 		return false, "no scratch directory to try an overlay in"

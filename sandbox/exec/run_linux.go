@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // One command's run in the server, in three steps: [Runner.start] hands
@@ -20,7 +22,7 @@ import (
 // has ended, and [Runner.collect] turns what came back into a [Result].
 
 // run starts the helper, waits for the command and collects the result.
-func (r *Runner) run(ctx context.Context, s *Spec, hs *helperSpec, flags uintptr, pidns bool, layers []string) (*Result, error) {
+func (r *Runner) run(ctx context.Context, s *Spec, hs *child.Spec, flags uintptr, pidns bool, layers []string) (*Result, error) {
 	c, err := r.start(hs, flags)
 	if err != nil {
 		return nil, err
@@ -41,7 +43,7 @@ type running struct {
 }
 
 type statusOrErr struct {
-	st  helperStatus
+	st  child.Status
 	err error
 }
 
@@ -57,7 +59,7 @@ type ending struct {
 
 // start takes the warm helper or starts one in the namespaces flags,
 // hands it hs, and starts reading its output and status.
-func (r *Runner) start(hs *helperSpec, flags uintptr) (*running, error) {
+func (r *Runner) start(hs *child.Spec, flags uintptr) (*running, error) {
 	begun := time.Now()
 	w := r.takeWarm(flags)
 	if w == nil {
@@ -159,7 +161,7 @@ func (c *running) drain() {
 
 // collect turns what the command left into its result, or into an error
 // when init failed to set it up (nothing ran) or died on its own.
-func (r *Runner) collect(c *running, s *Spec, hs *helperSpec, e ending, layers []string) (*Result, error) {
+func (r *Runner) collect(c *running, s *Spec, hs *child.Spec, e ending, layers []string) (*Result, error) {
 	res := &Result{
 		Stdout: c.stdout.String(), Stderr: c.stderr.String(),
 		StdoutBytes: c.stdout.Total(), StderrBytes: c.stderr.Total(),
@@ -167,7 +169,7 @@ func (r *Runner) collect(c *running, s *Spec, hs *helperSpec, e ending, layers [
 	}
 	so := e.status
 	switch {
-	case so.err == nil && strings.HasPrefix(so.st.Error, stageMountError):
+	case so.err == nil && strings.HasPrefix(so.st.Error, child.StageMountError):
 		return nil, fmt.Errorf("%w: %s", errStageMount, so.st.Error) // nothing ran
 	case so.err == nil && so.st.Error != "":
 		r.sys.probed.helperFailed() // the probe (maybe a cached one) promised this would work
@@ -190,7 +192,7 @@ func (r *Runner) collect(c *running, s *Spec, hs *helperSpec, e ending, layers [
 // annotate marks res with why the command was stopped, a disk budget it
 // passed, and a hint when it seems to have hit the control-file
 // protection.
-func annotate(res *Result, s *Spec, hs *helperSpec, e ending) {
+func annotate(res *Result, s *Spec, hs *child.Spec, e ending) {
 	switch e.stopped {
 	case "timed out":
 		res.TimedOut = true

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentls/agentls/sandbox/exec/internal/child"
 )
 
 // The server's end of the zygote's protocol (protocol_linux.go): it
@@ -50,8 +52,8 @@ func startZygote(bin *helperBin) (*zygote, error) {
 	defer null.Close()
 	cmd := &osexec.Cmd{
 		Path: bin.execPath(),
-		Args: []string{helperArgZygote},
-		Env:  []string{helperEnv + "=zygote", "GOMAXPROCS=1"},
+		Args: []string{child.ArgZygote},
+		Env:  []string{child.RoleEnv + "=zygote", "GOMAXPROCS=1"},
 		// fd 3 the socket, 4 /dev/null, 5 the binary (execPath).
 		ExtraFiles: []*os.File{theirs, null, bin.file},
 		// No Pdeathsig: it would follow the starting thread. The zygote
@@ -69,7 +71,7 @@ func startZygote(bin *helperBin) (*zygote, error) {
 // pendingStart is a start waiting for its reply.
 type pendingStart struct {
 	h     *helperProc
-	reply chan zygoteMsg
+	reply chan child.ZygoteMsg
 }
 
 // errZygoteGone is why launches through a zygote that died fail.
@@ -94,14 +96,14 @@ func (z *zygote) launch(flags uintptr, specR, statusW, stdout, stderr *os.File, 
 	}
 	z.nextID++
 	id := z.nextID
-	reply := make(chan zygoteMsg, 1)
+	reply := make(chan child.ZygoteMsg, 1)
 	z.starts[id] = &pendingStart{h: h, reply: reply}
 	if !z.reading {
 		z.reading = true
 		go z.read()
 	}
 	z.mu.Unlock()
-	data, _ := json.Marshal(&zygoteMsg{Op: "start", ID: id, Flags: uint64(flags), Output: stdout != nil})
+	data, _ := json.Marshal(&child.ZygoteMsg{Op: "start", ID: id, Flags: uint64(flags), Output: stdout != nil})
 	err := z.sendmsg(data, unix.UnixRights(rights...))
 	runtime.KeepAlive(files)
 	if err != nil {
@@ -127,7 +129,7 @@ func (z *zygote) read() {
 			z.fail(fmt.Errorf("%w: %v", errZygoteGone, err))
 			return
 		}
-		var m zygoteMsg
+		var m child.ZygoteMsg
 		if json.Unmarshal(buf[:n], &m) != nil {
 			continue
 		}
@@ -175,10 +177,10 @@ func (z *zygote) fail(why error) {
 	z.reading = false
 	z.mu.Unlock()
 	for _, st := range starts {
-		st.reply <- zygoteMsg{Error: why.Error()}
+		st.reply <- child.ZygoteMsg{Error: why.Error()}
 	}
 	for pid, h := range procs {
-		h.zygoteExited(zygoteMsg{Exited: pid, Signal: int(unix.SIGKILL)}, why)
+		h.zygoteExited(child.ZygoteMsg{Exited: pid, Signal: int(unix.SIGKILL)}, why)
 	}
 	z.end(true)
 }
@@ -238,7 +240,7 @@ func (z *zygote) recvmsg(buf []byte) (int, error) {
 
 // reapInit lets the zygote reap init.
 func (z *zygote) reapInit(pid int) {
-	data, _ := json.Marshal(&zygoteMsg{Op: "reap", PID: pid})
+	data, _ := json.Marshal(&child.ZygoteMsg{Op: "reap", PID: pid})
 	z.sendmsg(data, nil)
 }
 
@@ -266,7 +268,7 @@ func (h *helperProc) startedBy(z *zygote, pid int) {
 }
 
 // zygoteExited records init's exit as the zygote reported it.
-func (h *helperProc) zygoteExited(m zygoteMsg, err error) {
+func (h *helperProc) zygoteExited(m child.ZygoteMsg, err error) {
 	h.zexit, h.zerr = m, err
 	close(h.exited)
 }

@@ -1,4 +1,4 @@
-package exec
+package child
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // setupMounts makes the helper's mount namespace private, so nothing
 // mounted here reaches the host (a shared root would propagate it), and
 // applies m.
-func setupMounts(m *mountSpec) error {
+func setupMounts(m *Mounts) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
 	}
@@ -73,7 +73,7 @@ func bindReadOnly(p string) error {
 // probeMounts is the probe helper's trial of the mount and UTS steps: it
 // returns why each one failed ("" when it worked). dir is a scratch
 // directory to bind read-only.
-func probeMounts(m *mountSpec, hostname string) (mount, proc, uts, stage string) {
+func probeMounts(m *Mounts, hostname string) (mount, proc, uts, stage string) {
 	errStr := func(err error) string {
 		if err != nil {
 			return err.Error()
@@ -137,7 +137,7 @@ func ownProc() bool {
 // command, so the overlay never syncs its upper file system (without it,
 // tearing the command's mount namespace down runs syncfs on the whole
 // file system that holds the stage).
-func (o *overlayMount) options() string {
+func (o *Overlay) options() string {
 	esc := strings.NewReplacer(`\`, `\\`, ",", `\,`, ":", `\:`)
 	lowers := make([]string, len(o.Lowers))
 	for i, l := range o.Lowers {
@@ -147,16 +147,16 @@ func (o *overlayMount) options() string {
 		",workdir=" + esc.Replace(o.Work) + ",userxattr,volatile"
 }
 
-func (o *overlayMount) mount() error {
+func (o *Overlay) mount() error {
 	if err := unix.Mount("overlay", o.Target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, o.options()); err != nil {
-		return fmt.Errorf("%s %s: %w", stageMountError, o.Target, err)
+		return fmt.Errorf("%s %s: %w", StageMountError, o.Target, err)
 	}
 	return nil
 }
 
 // probe mounts o and checks that a file written through it lands in the
 // upper layer, not the lower; it returns why not ("" when it works).
-func (o *overlayMount) probe() string {
+func (o *Overlay) probe() string {
 	if err := o.mount(); err != nil {
 		return err.Error()
 	}

@@ -1,4 +1,4 @@
-package exec
+package child
 
 import (
 	"encoding/json"
@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The helper is the small cmd/agentls-sandbox binary ([Options.Helper])
-// or a re-execution of the server's own (/proc/self/exe), recognised by
-// argv[0] and helperEnv, started by [Runner.Run] in the new namespaces;
-// both run this same code. It is the command's init:
+// The helper is the small cmd/agentls-sandbox binary (sandbox/exec's
+// Options.Helper) or a re-execution of the server's own (/proc/self/exe),
+// recognised by argv[0] and RoleEnv, started by Runner.Run in the new
+// namespaces; both run this same code. It is the command's init:
 //
 //   - On its locked main thread it joins the pids cgroup, sets
 //     no_new_privs, Landlock and seccomp and drops every capability, and
@@ -44,13 +44,13 @@ import (
 // are in protocol_linux.go.
 
 // readSpec reads the JSON spec from fd 3 and closes it.
-func readSpec() (*helperSpec, error) {
-	f := os.NewFile(helperSpecFD, "spec")
+func readSpec() (*Spec, error) {
+	f := os.NewFile(SpecFD, "spec")
 	if f == nil {
 		return nil, errors.New("no spec pipe")
 	}
 	defer f.Close()
-	var s helperSpec
+	var s Spec
 	if err := json.NewDecoder(f).Decode(&s); err != nil {
 		return nil, fmt.Errorf("reading the spec: %w", err)
 	}
@@ -59,34 +59,34 @@ func readSpec() (*helperSpec, error) {
 
 // runInit is the helper; see the comment above.
 func runInit() int {
-	fdErr := closeOnExecFrom(helperSpecFD)
-	status := os.NewFile(helperStatusFD, "status")
-	unix.CloseOnExec(helperStatusFD)
-	report := func(st helperStatus) int {
+	fdErr := closeOnExecFrom(SpecFD)
+	status := os.NewFile(StatusFD, "status")
+	unix.CloseOnExec(StatusFD)
+	report := func(st Status) int {
 		json.NewEncoder(status).Encode(st)
 		return 0
 	}
 	spec, err := readSpec()
 	if err != nil {
-		return report(helperStatus{Error: err.Error()})
+		return report(Status{Error: err.Error()})
 	}
 	if fdErr != nil {
-		return report(helperStatus{Error: "closing inherited descriptors: " + fdErr.Error()})
+		return report(Status{Error: "closing inherited descriptors: " + fdErr.Error()})
 	}
 	pid1 := os.Getpid() == 1
 	if spec.Probe {
-		st := helperStatus{PID1: pid1, Version: helperVersion()}
+		st := Status{PID1: pid1, Version: Version()}
 		st.MountErr, st.ProcErr, st.UTSErr, st.StageErr = probeMounts(spec.Mounts, spec.Hostname)
 		return report(st)
 	}
 	if spec.Mounts != nil {
 		if err := setupMounts(spec.Mounts); err != nil {
-			return report(helperStatus{Error: err.Error()})
+			return report(Status{Error: err.Error()})
 		}
 	}
 	if spec.Hostname != "" {
 		if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
-			return report(helperStatus{Error: "setting the host name: " + err.Error()})
+			return report(Status{Error: "setting the host name: " + err.Error()})
 		}
 	}
 	// Signals are caught before the thread is locked: the goroutines
@@ -114,9 +114,9 @@ func runInit() int {
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	pid, err := startShell(spec)
 	if err != nil {
-		return report(helperStatus{Error: err.Error()})
+		return report(Status{Error: err.Error()})
 	}
-	report(helperStatus{Started: true})
+	report(Status{Started: true})
 	// A signal that came before the shell existed reached nobody.
 	if sig := syscall.Signal(got.Load()); sig != 0 {
 		if pid1 {
@@ -157,7 +157,7 @@ func killCommand(pid1 bool) {
 }
 
 // startShell restricts the calling thread and forks the shell from it.
-func startShell(spec *helperSpec) (int, error) {
+func startShell(spec *Spec) (int, error) {
 	leave, err := joinCgroup(spec)
 	if err != nil {
 		return 0, fmt.Errorf("pids cgroup: %w", err)
@@ -196,7 +196,7 @@ func startShell(spec *helperSpec) (int, error) {
 // into the command's pids cgroup, so that the shell is born there, and
 // returns the function that moves it back. The way back is opened now,
 // before Landlock closes /sys to writes.
-func joinCgroup(spec *helperSpec) (leave func(), err error) {
+func joinCgroup(spec *Spec) (leave func(), err error) {
 	if spec.Cgroup == "" {
 		return func() {}, nil
 	}
@@ -270,7 +270,7 @@ func dropCapabilities() error {
 
 // waitFor reaps children until pid exits and returns its status. Orphans
 // that init inherits are reaped on the way.
-func waitFor(pid int) helperStatus {
+func waitFor(pid int) Status {
 	for {
 		var ws unix.WaitStatus
 		got, err := unix.Wait4(-1, &ws, 0, nil)
@@ -278,16 +278,16 @@ func waitFor(pid int) helperStatus {
 			continue
 		}
 		if err != nil {
-			return helperStatus{Error: "waiting for the shell: " + err.Error()}
+			return Status{Error: "waiting for the shell: " + err.Error()}
 		}
 		if got != pid {
 			continue
 		}
 		switch {
 		case ws.Exited():
-			return helperStatus{Exit: ws.ExitStatus()}
+			return Status{Exit: ws.ExitStatus()}
 		case ws.Signaled():
-			return helperStatus{Exit: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+			return Status{Exit: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package exec
+package child
 
 import (
 	"encoding/json"
@@ -63,7 +63,7 @@ func runZygote() int {
 			return 0
 		}
 		fds := receivedFDs(oob[:oobn])
-		var m zygoteMsg
+		var m ZygoteMsg
 		if err := json.Unmarshal(buf[:n], &m); err != nil {
 			closeAll(fds)
 			continue
@@ -72,9 +72,9 @@ func runZygote() int {
 		case "start":
 			pid, err := zygoteStart(&m, fds)
 			closeAll(fds)
-			reply := zygoteMsg{ID: m.ID, PID: pid}
+			reply := ZygoteMsg{ID: m.ID, PID: pid}
 			if err != nil {
-				reply = zygoteMsg{ID: m.ID, Error: err.Error()}
+				reply = ZygoteMsg{ID: m.ID, Error: err.Error()}
 			}
 			send(uc, &reply)
 			if err == nil {
@@ -123,7 +123,7 @@ func childPIDs() []int {
 }
 
 // zygoteStart forks and execs init with the received pipes.
-func zygoteStart(m *zygoteMsg, fds []int) (int, error) {
+func zygoteStart(m *ZygoteMsg, fds []int) (int, error) {
 	want := 2
 	if m.Output {
 		want = 4
@@ -135,10 +135,10 @@ func zygoteStart(m *zygoteMsg, fds []int) (int, error) {
 	if m.Output {
 		out, errOut = uintptr(fds[2]), uintptr(fds[3])
 	}
-	return syscall.ForkExec("/proc/self/exe", []string{helperArgInit}, &syscall.ProcAttr{
-		Env:   []string{helperEnv + "=init", "GOMAXPROCS=1"},
+	return syscall.ForkExec("/proc/self/exe", []string{ArgInit}, &syscall.ProcAttr{
+		Env:   []string{RoleEnv + "=init", "GOMAXPROCS=1"},
 		Files: []uintptr{zygoteNullFD, out, errOut, uintptr(fds[0]), uintptr(fds[1])},
-		Sys:   initAttr(uintptr(m.Flags)),
+		Sys:   InitAttr(uintptr(m.Flags)),
 	})
 }
 
@@ -147,7 +147,7 @@ func watchInit(uc int, pid int) {
 	var info unix.Siginfo
 	for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
 	}
-	m := zygoteMsg{Exited: pid}
+	m := ZygoteMsg{Exited: pid}
 	// siginfo_t for SIGCHLD: si_pid, si_uid, then si_status (the exit
 	// code, or the signal for CLD_KILLED and CLD_DUMPED).
 	status := *(*int32)(unsafe.Add(unsafe.Pointer(&info), 16+8))
@@ -160,7 +160,7 @@ func watchInit(uc int, pid int) {
 	send(uc, &m)
 }
 
-func send(uc int, m *zygoteMsg) error {
+func send(uc int, m *ZygoteMsg) error {
 	data, _ := json.Marshal(m)
 	for {
 		if err := unix.Sendmsg(uc, data, nil, nil, 0); err != unix.EINTR {

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package exec
+package child
 
 import (
 	"runtime"
@@ -75,8 +75,8 @@ func seccompArch() uint32 {
 	return unix.AUDIT_ARCH_X86_64
 }
 
-// seccompSupported reports whether this kernel has seccomp filters.
-func seccompSupported() error {
+// SeccompSupported reports whether this kernel has seccomp filters.
+func SeccompSupported() error {
 	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
 	return err
 }

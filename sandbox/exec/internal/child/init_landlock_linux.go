@@ -1,4 +1,4 @@
-package exec
+package child
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ func handledFS(abi int) uint64 {
 
 // applyLandlock restricts the calling thread (and what it execs) to r.
 // The caller has set no_new_privs and locked the goroutine to its thread.
-func applyLandlock(r *landlockRules) error {
+func applyLandlock(r *Landlock) error {
 	attr := llAttr{fs: handledFS(r.ABI)}
 	size := unsafe.Sizeof(attr.fs)
 	if r.ABI >= 4 {

@@ -1,4 +1,4 @@
-package exec
+package child
 
 import (
 	"os"
@@ -11,36 +11,34 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// What the three processes share (see the table in doc.go): how each
-// knows its role, the spec and status that the server and init exchange
-// on two pipes, and the messages that the server and the zygote exchange
-// on a socket. The types here are wire formats, JSON on both sides; the
-// code is only what every process runs (MaybeRunHelper) or what two of
-// them run alike (initAttr, helperVersion).
+// The wire between the three processes (see the table in
+// sandbox/exec's doc.go): how each knows its role, the spec and status
+// that the server and init exchange on two pipes, and the messages that
+// the server and the zygote exchange on a socket. The types here are wire
+// formats, JSON on both sides; the code is only what decides the role
+// (MaybeRun) or what the server and the zygote run alike (InitAttr,
+// Version).
 
-// How a process knows its role: argv[0] and helperEnv. Neither is ever
+// How a process knows its role: argv[0] and RoleEnv. Neither is ever
 // set for a process of the server.
 const (
-	helperEnv       = "AGENTLS_SANDBOX_EXEC"
-	helperArgInit   = "agentls-sandbox-init"
-	helperArgZygote = "agentls-sandbox-zygote"
-	helperComm      = "agentls-sandbox" // init's process name
-	zygoteComm      = "agentls-zygote"  // the zygote's, in ps
+	RoleEnv    = "AGENTLS_SANDBOX_EXEC"
+	ArgInit    = "agentls-sandbox-init"
+	ArgZygote  = "agentls-sandbox-zygote"
+	InitComm   = "agentls-sandbox" // init's process name
+	ZygoteComm = "agentls-zygote"  // the zygote's, in ps
 )
 
-// MaybeRunHelper must be the first call in the program's main (and in
-// TestMain of tests that call [Runner.Run]): when the process is the sandbox
-// helper it does the helper's work and exits; otherwise it returns at
-// once. Package init functions run before it in the helper too, so they
-// must not have side effects.
-func MaybeRunHelper() {
-	helperHooked.Store(true)
-	if len(os.Args) > 0 && os.Args[0] == helperArgZygote && os.Getenv(helperEnv) == "zygote" {
-		nameSelf(zygoteComm)
+// MaybeRun does the work of the zygote or of init, and exits, when the
+// process was started as one (argv[0] and RoleEnv); otherwise it returns
+// at once. sandbox/exec's MaybeRunHelper calls it.
+func MaybeRun() {
+	if len(os.Args) > 0 && os.Args[0] == ArgZygote && os.Getenv(RoleEnv) == "zygote" {
+		nameSelf(ZygoteComm)
 		os.Exit(runZygote())
 	}
-	if len(os.Args) > 0 && os.Args[0] == helperArgInit && os.Getenv(helperEnv) == "init" {
-		nameSelf(helperComm)
+	if len(os.Args) > 0 && os.Args[0] == ArgInit && os.Getenv(RoleEnv) == "init" {
+		nameSelf(InitComm)
 		os.Exit(runInit())
 	}
 }
@@ -57,28 +55,39 @@ func nameSelf(name string) {
 // 3), never in argv or the environment; the status comes back on a
 // second pipe (fd 4).
 const (
-	helperSpecFD   = 3
-	helperStatusFD = 4
+	SpecFD   = 3
+	StatusFD = 4
 )
 
-// helperSpec is what Run sends to the helper.
-type helperSpec struct {
-	Probe    bool           `json:"probe,omitempty"`
-	Shell    string         `json:"shell"`
-	Command  string         `json:"command"`
-	Dir      string         `json:"dir"`
-	Env      []string       `json:"env"`
-	Limits   Limits         `json:"limits"`
-	NPROC    bool           `json:"nproc,omitempty"` // RLIMIT_NPROC counts per user namespace
-	Landlock *landlockRules `json:"landlock,omitempty"`
-	Seccomp  bool           `json:"seccomp,omitempty"`
+// Limits are the command's resource limits: the fields of sandbox/exec's
+// Limits, so that one converts to the other.
+type Limits struct {
+	CPUSeconds        uint64
+	AddressSpaceBytes uint64
+	Processes         uint64
+	FileSizeBytes     uint64
+	OpenFiles         uint64
+	DiskBytes         uint64
+}
+
+// Spec is what the server's Runner.Run sends to init.
+type Spec struct {
+	Probe    bool      `json:"probe,omitempty"`
+	Shell    string    `json:"shell"`
+	Command  string    `json:"command"`
+	Dir      string    `json:"dir"`
+	Env      []string  `json:"env"`
+	Limits   Limits    `json:"limits"`
+	NPROC    bool      `json:"nproc,omitempty"` // RLIMIT_NPROC counts per user namespace
+	Landlock *Landlock `json:"landlock,omitempty"`
+	Seccomp  bool      `json:"seccomp,omitempty"`
 	// Cgroup is the command's pids cgroup (v1) and CgroupHome the one
 	// the server is in; init's forking thread visits the first.
 	Cgroup     string `json:"cgroup,omitempty"`
 	CgroupHome string `json:"cgroupHome,omitempty"`
 	// Mounts is the work in the command's own mount namespace; nil
 	// without one.
-	Mounts *mountSpec `json:"mounts,omitempty"`
+	Mounts *Mounts `json:"mounts,omitempty"`
 	// Hostname is set in the command's own UTS namespace; "" without one.
 	Hostname string `json:"hostname,omitempty"`
 	// DiskWatch enforces Limits.DiskBytes (see watchDisk).
@@ -89,12 +98,12 @@ type helperSpec struct {
 	DiskDirs []string `json:"diskDirs,omitempty"`
 }
 
-// helperStatus is the helper's report to Run: one with Started once the
+// Status is init's report to the server's Runner.Run: one with Started once the
 // shell runs (signals reach it from then on), then the final one.
-type helperStatus struct {
+type Status struct {
 	Started bool `json:"started,omitempty"`
 	PID1    bool `json:"pid1,omitempty"` // probe: the helper is PID 1
-	// Version is the probe's answer: the helper's [helperVersion].
+	// Version is the probe's answer: init's [Version].
 	Version string `json:"version,omitempty"`
 	Exit    int    `json:"exit"`
 	Signal  int    `json:"signal,omitempty"`
@@ -108,10 +117,10 @@ type helperStatus struct {
 	StageErr string `json:"stageErr,omitempty"`
 }
 
-// landlockRules is the S3 file-system policy of one command, built by
-// [Runner.Run] and applied by the exec stage. Paths that do not exist are
+// Landlock is the S3 file-system policy of one command, built by
+// the server's Runner.Run and applied by init. Paths that do not exist are
 // skipped; a rule on a file grants only the file rights of its set.
-type landlockRules struct {
+type Landlock struct {
 	ABI  int      `json:"abi"`
 	Read []string `json:"read"` // read files, list directories, execute — beneath
 	// Resolved are read roots like Read that the server has already
@@ -129,35 +138,36 @@ type landlockRules struct {
 	DenyTCP bool     `json:"denyTCP"` // no network namespace: refuse TCP bind and connect
 }
 
-// mountSpec is the helper's work in the command's own mount namespace
+// Mounts is the helper's work in the command's own mount namespace
 // (S6), done before Landlock, so that Landlock's rules name what the
 // command will see.
-type mountSpec struct {
+type Mounts struct {
 	// Proc mounts a fresh procfs on /proc: with the helper as PID 1 of a
 	// new PID namespace it shows the command's processes only.
 	Proc bool `json:"proc,omitempty"`
 	// Overlays are mounted first, in order (staged execution, S9).
-	Overlays []overlayMount `json:"overlays,omitempty"`
+	Overlays []Overlay `json:"overlays,omitempty"`
 	// ReadOnly are bind-mounted read-only over themselves (the
-	// workspace's existing control files, see [planControl]).
+	// workspace's existing control files, see sandbox/exec's planControl).
 	ReadOnly []string `json:"readOnly,omitempty"`
 }
 
-// overlayMount is one overlay: Lowers (read-only, topmost first), Upper
+// Overlay is one overlay: Lowers (read-only, topmost first), Upper
 // and Work (on one file system, writable) mounted on Target.
-type overlayMount struct {
+type Overlay struct {
 	Target string   `json:"target"`
 	Lowers []string `json:"lowers"`
 	Upper  string   `json:"upper"`
 	Work   string   `json:"work"`
 }
 
-// stageMountError begins the helper's report of an overlay it could not
-// mount: nothing ran, and [Runner.Run] runs the command unstaged.
-const stageMountError = "mounting the staged view of"
+// StageMountError begins the helper's report of an overlay it could not
+// mount: nothing ran, and the server's Runner.Run runs the command
+// unstaged.
+const StageMountError = "mounting the staged view of"
 
-// The zygote's protocol (see zygote_main_linux.go for why there is a
-// zygote), on a SOCK_SEQPACKET socketpair (fd 3 in the zygote), one JSON
+// The zygote's protocol (see zygote_main_linux.go for why there is
+// a zygote), on a SOCK_SEQPACKET socketpair (fd 3 in the zygote), one JSON
 // message per packet:
 //
 //	server → zygote  {"op":"start","id":N,"flags":F} with the spec and
@@ -170,14 +180,14 @@ const stageMountError = "mounting the staged view of"
 //	server → zygote  {"op":"reap","pid":P}
 //
 // The zygote exits when the server's end closes (the server exited, or
-// [Runner.Close]); every init it started dies then of its Pdeathsig.
+// Runner.Close); every init it started dies then of its Pdeathsig.
 const (
 	zygoteSockFD = 3
 	zygoteNullFD = 4 // /dev/null, init's stdin and, without one given, its output
 )
 
-// zygoteMsg is one message either way.
-type zygoteMsg struct {
+// ZygoteMsg is one message either way.
+type ZygoteMsg struct {
 	Op     string `json:"op,omitempty"`
 	ID     uint64 `json:"id,omitempty"`
 	Flags  uint64 `json:"flags,omitempty"`
@@ -189,9 +199,9 @@ type zygoteMsg struct {
 	Signal int    `json:"signal,omitempty"`
 }
 
-// initAttr is how init is started in the namespaces flags, by the server
+// InitAttr is how init is started in the namespaces flags, by the server
 // (the self re-exec) or by the zygote.
-func initAttr(flags uintptr) *syscall.SysProcAttr {
+func InitAttr(flags uintptr) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: flags}
 	if flags&unix.CLONE_NEWUSER != 0 {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
@@ -206,20 +216,20 @@ func initAttr(flags uintptr) *syscall.SysProcAttr {
 	return attr
 }
 
-// helperProtocol numbers what the server and the helper exchange: the
+// Protocol numbers what the server and the helper exchange: the
 // spec, the status and what the helper does with them (its layers). Bump
 // it whenever any of that changes; a helper binary that reports another
-// [helperVersion] is not used.
-const helperProtocol = 3 // 2: the zygote; 3: Landlock roots resolved by the server (landlockRules.Resolved)
+// [Version] is not used.
+const Protocol = 3 // 2: the zygote; 3: Landlock roots resolved by the server (Landlock.Resolved)
 
-// helperVersion identifies the helper's code: the protocol and, when the
+// Version identifies the helper's code: the protocol and, when the
 // binary was stamped with them, the module version and the VCS revision.
 // Binaries of one `go install ./cmd/...` report the same; one left over
 // from another revision does not. (Two builds of one revision with
 // different uncommitted changes cannot be told apart.) Init answers the
 // probe with it; the server compares.
-func helperVersion() string {
-	v := "agentls-sandbox/" + strconv.Itoa(helperProtocol)
+func Version() string {
+	v := "agentls-sandbox/" + strconv.Itoa(Protocol)
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
