@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/lspserver/transport"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -94,4 +95,4 @@ func decodeJSON(t *testing.T, data []byte) any {
 }
 
 // marshalParams encodes params as the connection does.
-func marshalParams(params any) ([]byte, error) { return codec{}.Marshal(params) }
+func marshalParams(params any) ([]byte, error) { return transport.Codec{}.Marshal(params) }

@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
+	"github.com/agentls/agentls/lspserver/transport"
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
@@ -78,8 +80,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	var stopLife context.CancelFunc
 	s.life, stopLife = context.WithCancel(context.WithoutCancel(ctx))
 	lost := make(chan struct{})
-	var once sync.Once
-	conn := newConn(readWatcher{rwc, func() { once.Do(func() { close(lost) }) }}, s.awaiting, s.replied, s.badMessage)
+	conn := transport.NewConn(transport.WatchRead(rwc, func() { close(lost) }),
+		&transport.Options{Refused: s.badMessage, Waiting: s.awaiting, Replied: s.replied})
 	s.conn = conn
 	conn.Go(ctx, s.handle)
 	select {
@@ -109,6 +111,16 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 		return s.exitErr(nil)
 	}
 	return s.exitErr(conn.Err())
+}
+
+// badMessage is told by the transport why it refused a message (E1,
+// A14): the log and the client's log window say it, and the connection
+// goes on.
+func (s *Server) badMessage(reason string) {
+	s.log.Warn("Refused a malformed message", slog.String("reason", reason))
+	if s.conn != nil {
+		s.logMessage(context.Background(), protocol.MessageTypeWarning, "agentls: refused a malformed message: "+reason)
+	}
 }
 
 // exitErr is err, or ErrExitWithoutShutdown when the session ended that way.

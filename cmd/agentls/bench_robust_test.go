@@ -14,7 +14,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/agentls/agentls/lspserver"
+	"github.com/agentls/agentls/lspserver/transport"
 	"github.com/agentls/agentls/sandbox/sandboxtest"
 )
 
@@ -77,7 +77,7 @@ func startServeWith(b *testing.B, bin string, h jsonrpc2.Handler, env ...string)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	p := &serveProc{cmd: cmd, conn: lspserver.NewConn(procRWC{out, in}), root: root}
+	p := &serveProc{cmd: cmd, conn: transport.NewConn(procRWC{out, in}, nil), root: root}
 	p.conn.Go(context.Background(), h)
 	b.Cleanup(func() {
 		_ = cmd.Process.Kill()

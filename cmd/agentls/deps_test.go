@@ -38,6 +38,7 @@ var depsRules = map[string][]string{
 	"agent":               {"tools/...", "prompts", "agent/..."},
 	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
 	"lspserver/command":   {},        // the wire shapes: shared by server, clients and the generated protocol.ts
+	"lspserver/transport": {},        // JSON-RPC framing and the connection: nothing of ours (gopls's jsonrpc2)
 	"agent/script":        {},        // the demo's scripted model: a product package, no agent internals
 	"agent/session":       {"agent"}, // sessions persist the agent's conversation; no tools, no LSP
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
@@ -76,6 +77,7 @@ var closedThirdParty = map[string][]string{
 	"sandbox/sqlguard":    {"modernc.org/"},
 	"tools/htmltext":      {"golang.org/x/net/html"},
 	"lspserver/command":   {"go.lsp.dev/protocol"},
+	"lspserver/transport": {"go.lsp.dev/"},
 	"agent/script":        {},
 	"agent/session":       {},
 	"tools/hooks":         {},
@@ -157,6 +159,10 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"helper imports x/sys itself", pkg{module + "/cmd/agentls-sandbox", []string{"golang.org/x/sys/unix"}}, 1},
 		{"allowed: helper", pkg{module + "/cmd/agentls-sandbox", []string{module + "/sandbox/exec", "os"}}, 0},
 		{"allowed: lspserver", pkg{module + "/lspserver/headless", []string{module + "/lspserver", module + "/sandbox/exec", "go.lsp.dev/uri"}}, 0},
+		{"transport imports the server", pkg{module + "/lspserver/transport", []string{module + "/lspserver"}}, 1},
+		{"transport imports the wire shapes", pkg{module + "/lspserver/transport", []string{module + "/lspserver/command"}}, 1},
+		{"transport imports another library", pkg{module + "/lspserver/transport", []string{"github.com/google/go-cmp/cmp"}}, 1},
+		{"allowed: transport", pkg{module + "/lspserver/transport", []string{"go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "bufio"}}, 0},
 	} {
 		if got := violations([]pkg{c.pkg}); len(got) != c.want {
 			t.Errorf("%s: %d violations, want %d: %q", c.name, len(got), c.want, got)

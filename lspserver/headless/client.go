@@ -20,6 +20,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/lspserver/transport"
 	"github.com/agentls/agentls/sandbox"
 )
 
@@ -80,7 +81,7 @@ func session(ctx context.Context, o *Options, do func(c *client) error) error {
 	cctx, stop := context.WithCancel(ctx)
 	defer stop() // also ends the terminal reader's wait to hand over a line
 	c.ctx = cctx
-	conn := lspserver.NewConn(cliSide)
+	conn := transport.NewConn(cliSide, nil)
 	c.conn = conn
 	// The client keeps reading after a cancel (Ctrl-C), so that the
 	// server can answer and stop at once instead of waiting for its drain

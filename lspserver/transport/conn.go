@@ -1,22 +1,30 @@
-package lspserver
+// Package transport is the JSON-RPC transport of agentls: the LSP base
+// protocol's Content-Length framing, tolerant of malformed input, and the
+// connection built on it with go.lsp.dev/protocol's codec. It knows
+// nothing of LSP methods, the agent or the tools — as gopls keeps its
+// jsonrpc2 apart from its server — and imports none of our packages
+// (cmd/agentls/deps_test.go). The server, the headless client and the
+// test clients share it.
+package transport
 
 import (
 	"context"
 	"io"
-	"log/slog"
+	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
 
-// codec marshals payloads with go.lsp.dev/protocol's union-aware encoder, as
+// Codec marshals payloads with go.lsp.dev/protocol's union-aware encoder, as
 // protocol.NewServer would; we build the connection ourselves so that
 // notifications are handled in wire order (see DEPS.md).
-type codec struct{}
+type Codec struct{}
 
-var _ jsonrpc2.Codec = codec{}
+var _ jsonrpc2.Codec = Codec{}
 
-func (codec) Marshal(v any) ([]byte, error) {
+// Marshal encodes v; raw messages pass through unchanged.
+func (Codec) Marshal(v any) ([]byte, error) {
 	switch m := v.(type) {
 	case jsonrpc2.RawMessage:
 		if m == nil {
@@ -32,7 +40,8 @@ func (codec) Marshal(v any) ([]byte, error) {
 	return protocol.Marshal(v)
 }
 
-func (codec) Unmarshal(data []byte, v any) error {
+// Unmarshal decodes data into v; a raw message gets a copy of data.
+func (Codec) Unmarshal(data []byte, v any) error {
 	if p, ok := v.(*jsonrpc2.RawMessage); ok {
 		*p = append(jsonrpc2.RawMessage(nil), data...)
 		return nil
@@ -40,24 +49,34 @@ func (codec) Unmarshal(data []byte, v any) error {
 	return protocol.Unmarshal(data, v)
 }
 
-// NewConn returns a JSON-RPC connection over rwc with LSP framing and the
-// protocol codec. The headless client uses it too.
-func NewConn(rwc io.ReadWriteCloser) jsonrpc2.Conn { return newConn(rwc, nil, nil, nil) }
-
-// newConn is [NewConn] that also tells replied, when it is not nil, the ID
-// of each response written to the stream while waiting says some are
-// awaited, and tells bad why a malformed message was refused.
-func newConn(rwc io.ReadWriteCloser, waiting func() bool, replied func(jsonrpc2.ID), bad func(string)) jsonrpc2.Conn {
-	var st jsonrpc2.Stream = newStream(rwc, bad)
-	if replied != nil {
-		st = replyStream{st, waiting, replied}
-	}
-	return jsonrpc2.NewConn(st, jsonrpc2.WithCodec(codec{}))
+// Options are the hooks of a connection; nil options, and nil fields,
+// mean none.
+type Options struct {
+	// Refused is told why a malformed message was refused (see the
+	// stream's rules); the connection goes on.
+	Refused func(reason string)
+	// Replied is told the ID of each response written to the stream
+	// while Waiting says some are awaited (Waiting must be set with it),
+	// so that a server can wait until its answers are on the wire, not
+	// only until its handlers have returned.
+	Replied func(jsonrpc2.ID)
+	Waiting func() bool
 }
 
-// replyStream reports each response written, so that shutdown and exit can
-// wait until the answers of calls that have finished are on the wire, not
-// only until their handlers have returned.
+// NewConn returns a JSON-RPC connection over rwc with LSP framing and the
+// protocol codec.
+func NewConn(rwc io.ReadWriteCloser, opts *Options) jsonrpc2.Conn {
+	if opts == nil {
+		opts = &Options{}
+	}
+	var st jsonrpc2.Stream = newStream(rwc, opts.Refused)
+	if opts.Replied != nil {
+		st = replyStream{st, opts.Waiting, opts.Replied}
+	}
+	return jsonrpc2.NewConn(st, jsonrpc2.WithCodec(Codec{}))
+}
+
+// replyStream reports each response written.
 type replyStream struct {
 	jsonrpc2.Stream
 	waiting func() bool // whether any response is awaited: else no decoding
@@ -97,26 +116,23 @@ func responseID(msg jsonrpc2.Message) (jsonrpc2.ID, bool) {
 	return jsonrpc2.ID{}, false
 }
 
-// readWatcher reports the first failed Read of a transport: the client is
-// gone, so runs must stop now rather than when the connection drains.
+// WatchRead returns rwc, calling lost once its first Read fails: the
+// peer is gone, so work for it can stop now rather than when the
+// connection drains.
+func WatchRead(rwc io.ReadWriteCloser, lost func()) io.ReadWriteCloser {
+	return &readWatcher{ReadWriteCloser: rwc, lost: lost}
+}
+
 type readWatcher struct {
 	io.ReadWriteCloser
 	lost func()
+	once sync.Once
 }
 
-func (r readWatcher) Read(p []byte) (int, error) {
+func (r *readWatcher) Read(p []byte) (int, error) {
 	n, err := r.ReadWriteCloser.Read(p)
 	if err != nil {
-		r.lost()
+		r.once.Do(r.lost)
 	}
 	return n, err
-}
-
-// badMessage is told by the stream why it refused a message (E1, A14):
-// the log and the client's log window say it, and the session goes on.
-func (s *Server) badMessage(reason string) {
-	s.log.Warn("Refused a malformed message", slog.String("reason", reason))
-	if s.conn != nil {
-		s.logMessage(context.Background(), protocol.MessageTypeWarning, "agentls: refused a malformed message: "+reason)
-	}
 }

@@ -1,4 +1,4 @@
-package lspserver
+package transport
 
 import (
 	"bufio"
@@ -16,8 +16,8 @@ import (
 )
 
 // MaxMessageBytes caps the Content-Length of one incoming message. A
-// larger message is refused with ParseError and skipped; the session goes
-// on. It is far above any document agentls holds ([maxDocBytes]).
+// larger message is refused with ParseError and skipped; the connection
+// goes on. It is far above any document the server holds.
 const MaxMessageBytes = 64 << 20
 
 const (
@@ -35,7 +35,7 @@ const (
 
 // stream is the LSP base protocol (Content-Length framing) as a
 // [jsonrpc2.Stream], tolerant of bad input (E1): no malformed frame ends
-// the session.
+// the connection.
 //
 //   - A header block that is not valid (garbage, a line without a colon, a
 //     missing, negative, non-numeric or oversized Content-Length, a line
@@ -52,7 +52,7 @@ const (
 //     get one InvalidRequest with id null; notifications in it are dropped.
 //
 // Every refusal is also told to bad, when it is not nil, with its reason
-// (the server logs it and sends window/logMessage). Write frames one
+// (the server logs it and tells its client). Write frames one
 // message per Write call; it is safe for concurrent use. Read must be
 // called from one goroutine, and what it returns borrows its buffer until
 // the next Read, as with jsonrpc2's own streams.

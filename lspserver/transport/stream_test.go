@@ -1,4 +1,4 @@
-package lspserver
+package transport
 
 import (
 	"bytes"
