@@ -3,54 +3,47 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/ext"
 )
 
 // callCmd runs one tool call through the whole gateway and prints the
 // structured result: for scripting and debugging tools.
-func callCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("call", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	g := gatewayFlags(fs, getenv)
+func (c *cli) call(ctx context.Context, name string, args []string) int {
+	fs := c.flags(name)
+	g := gatewayFlags(fs, c.getenv)
 	approve := fs.String("approve", "never", "answer approvals: never or all")
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 2 || (*approve != "never" && *approve != "all") {
-		fmt.Fprintln(stderr, "usage: "+synopses["call"])
-		return 2
+		return c.badUsage(name)
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls call: %s\n", sandbox.VisibleText(err.Error()))
-		return 1
+		return c.fail(name, err)
 	}
-	ap := cliApprover{all: *approve == "all", w: stderr}
+	ap := cliApprover{all: *approve == "all", w: c.stderr}
 	procs := exec.New(&exec.Options{Helper: sandboxHelper()})
 	defer procs.Close()
 	// The hooks and MCP servers of the user and of the trusted project
 	// (nobody is asked about the others), as in a headless run.
-	x := ext.Start(ctx, extOptions(getenv, root, warnLogger(stderr, false)))
+	x := c.startExtensions(ctx, root, c.stderr)
 	defer x.Close()
 	runner, err := builtinGateway(root, policy, ap, &tools.DiskProposer{Root: root}, procs, x.Hooks(), x.Tools())
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls call: %s\n", sandbox.VisibleText(err.Error()))
-		return 1
+		return c.fail(name, err)
 	}
 	res, err := runner.Call(ctx, fs.Arg(0), fs.Arg(1))
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls call: %s\n", sandbox.VisibleText(err.Error()))
-		return 1
+		return c.fail(name, err)
 	}
 	out, _ := json.Marshal(res)
-	fmt.Fprintf(stdout, "%s\n", out)
+	fmt.Fprintf(c.stdout, "%s\n", out)
 	if res.IsError {
 		return 1
 	}

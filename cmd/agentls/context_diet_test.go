@@ -76,8 +76,10 @@ func dietServe(t *testing.T, dir, script, cmd string) []json.RawMessage {
 	must(t, err)
 	srv := llmtest.NewServer(sc)
 	defer srv.Close()
-	opts, err := serverOptions(dietEnv(t, srv), slog.New(slog.DiscardHandler), "editor")
+	getenv := dietEnv(t, srv)
+	user, err := loadUserConfig(getenv)
 	must(t, err)
+	opts := serverOptions(user, getenv, slog.New(slog.DiscardHandler), "editor")
 	procs := exec.New(nil)
 	defer procs.Close()
 	opts.Exec = procs

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,18 +9,15 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/headless"
-	"github.com/agentls/agentls/sandbox"
-	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
 )
 
-// headlessCmd runs plan, review or exec in the current directory (E11).
-func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// headless runs plan, review or exec in the current directory (E11).
+func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
+	fs := c.flags(cmd)
 	file := fs.String("file", "", "file the instruction is about, relative to the current directory")
 	rng := fs.String("range", "", "selection L1:C1-L2:C2 (1-based) in --file")
-	approve := fs.String("approve", defaultApprove(stdin), "how to answer approvals: ask, never or all")
+	approve := fs.String("approve", defaultApprove(c.stdin), "how to answer approvals: ask, never or all")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	verbose := fs.Bool("v", false, "debug logging on stderr")
 	profile := profileFlag(fs, tools.ProfileHeadless, "policy profile: editor, headless or ci")
@@ -29,7 +25,7 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	sessionID := fs.String("session", "", "continue the session with this ID (or a unique prefix)")
 	var strict strictFlag
 	fs.Var(&strict, "strict", "fail the run instead of repairing silently (CI, evaluations); --strict=pairing,compaction,normalizer for some")
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	name := cmd
@@ -38,62 +34,52 @@ func headlessCmd(ctx context.Context, cmd string, args []string, stdin io.Reader
 	}
 	mode, err := agent.ParseMode(name)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls %s: %v\n", cmd, err)
+		fmt.Fprintf(c.stderr, "agentls %s: %v\n", cmd, err)
 		return 2
 	}
 	instruction := strings.Join(fs.Args(), " ")
 	if *cont && *sessionID != "" {
-		fmt.Fprintf(stderr, "agentls %s: --continue and --session exclude each other\n", cmd)
+		fmt.Fprintf(c.stderr, "agentls %s: --continue and --session exclude each other\n", cmd)
 		return 2
 	}
 	continuing := *cont || *sessionID != ""
 	// An execute that continues a session without an instruction carries
 	// out the plan above.
 	if strings.TrimSpace(instruction) == "" && mode.DefaultInstruction() == "" && !(continuing && mode == agent.ModeExecute) {
-		fmt.Fprintf(stderr, "agentls %s: an instruction is required\n", cmd)
+		fmt.Fprintf(c.stderr, "agentls %s: an instruction is required\n", cmd)
 		return 2
 	}
 	switch headless.Approve(*approve) {
 	case headless.ApproveAsk, headless.ApproveNever, headless.ApproveAll:
 	default:
-		fmt.Fprintf(stderr, "agentls %s: --approve must be ask, never or all\n", cmd)
+		fmt.Fprintf(c.stderr, "agentls %s: --approve must be ask, never or all\n", cmd)
 		return 2
 	}
 	if *rng != "" && *file == "" {
-		fmt.Fprintf(stderr, "agentls %s: --range needs --file\n", cmd)
+		fmt.Fprintf(c.stderr, "agentls %s: --range needs --file\n", cmd)
 		return 2
 	}
-	defer headlessProcs(getenv)()
+	defer headlessProcs(c.getenv)()
 	logw := io.Discard
 	if *verbose {
-		logw = stderr
+		logw = c.stderr
 	}
 	log := newLogger(logw, *verbose)
-	opts, err := serverOptions(getenv, log, *profile)
-	if err != nil {
-		// A config error may quote the file's text (T22).
-		fmt.Fprintf(stderr, "agentls: %s\n", sandbox.VisibleText(err.Error()))
-		return 1
-	}
-	if closer := openAudit(opts, getenv, log); closer != nil {
-		defer closer.Close()
-	}
-	opts.Strict = strict.Strict
-	if *cont {
-		*sessionID = latestSession(opts.StateDir, stderr)
-	}
 	// No prestart: a headless run is one task, and the warm helper it
 	// would keep is one init more than its commands, thrown away at exit
 	// (3–4 ms of CPU per session, issue 16), to save a command about
 	// 1.5 ms of start that nothing waits on. The zygote stays warm anyway.
-	procs := exec.New(&exec.Options{Logger: log, Helper: sandboxHelper()})
-	defer procs.Close()
-	opts.Exec = procs
-	opts.StartExtensions = startExtensions(getenv, warnLogger(stderr, *verbose), false)
+	opts, done := c.server(log, log, *profile, nil)
+	defer done()
+	opts.Strict = strict.Strict
+	if *cont {
+		*sessionID = latestSession(opts.StateDir, c.stderr)
+	}
+	opts.StartExtensions = c.extensionStarter(warnLogger(c.stderr, *verbose), false)
 	return headless.Exec(ctx, &headless.Options{
 		Mode: mode, Instruction: instruction, File: *file, Range: *rng, SessionID: *sessionID,
 		Approve: headless.Approve(*approve), JSON: *asJSON,
-		Stdin: stdin, Stdout: stdout, Stderr: stderr, Server: opts,
+		Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Server: opts,
 	})
 }
 

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentls/agentls/sandbox"
-	"github.com/agentls/agentls/tools/ext"
 	"github.com/agentls/agentls/tools/mcp"
 )
 
@@ -21,21 +19,26 @@ import (
 // descriptions come from config files and servers: the text shows them
 // with their control characters visible (T22); --json carries them as
 // they are, JSON-escaped.
-func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func (c *cli) mcp(ctx context.Context, name string, args []string) int {
+	fs := c.flags(name)
 	rootFlag := fs.String("root", ".", "workspace root")
 	asJSON := fs.Bool("json", false, "print the servers as JSON")
-	if len(args) == 0 || args[0] != "list" || fs.Parse(args[1:]) != nil || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: agentls mcp list [--root DIR] [--json]")
-		return 2
+	if len(args) > 0 && args[0] == "list" {
+		args = args[1:]
+	} else if len(args) == 0 || !isHelp(args[0]) {
+		return c.badUsage(name)
+	}
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 0 {
+		return c.badUsage(name)
 	}
 	root, err := resolveRoot(*rootFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls mcp: %s\n", sandbox.Visible(err.Error()))
-		return 1
+		return c.fail(name, err)
 	}
-	x := ext.Start(ctx, extOptions(getenv, root, warnLogger(io.Discard, false)))
+	x := c.startExtensions(ctx, root, io.Discard)
 	defer x.Close()
 	servers := x.Servers()
 	for _, e := range x.Untrusted {
@@ -44,13 +47,13 @@ func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(servers)
 		return 0
 	}
 	if len(servers) == 0 {
-		fmt.Fprintln(stdout, `no MCP servers configured ("mcpServers" in the user config, or .agentls/mcp.json)`)
+		fmt.Fprintln(c.stdout, `no MCP servers configured ("mcpServers" in the user config, or .agentls/mcp.json)`)
 	}
 	v := sandbox.Visible
 	for _, s := range servers {
@@ -61,7 +64,7 @@ func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 		if s.Why != "" {
 			line += " — " + v(s.Why)
 		}
-		fmt.Fprintln(stdout, line)
+		fmt.Fprintln(c.stdout, line)
 		for _, t := range s.Tools {
 			hints := ""
 			if len(t.Hints) > 0 {
@@ -70,7 +73,7 @@ func mcpCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 			if t.Skipped != "" {
 				hints += " (skipped: " + v(t.Skipped) + ")"
 			}
-			fmt.Fprintf(stdout, "  %s%s\n      %s\n", v(t.Name), hints, v(t.Description))
+			fmt.Fprintf(c.stdout, "  %s%s\n      %s\n", v(t.Name), hints, v(t.Description))
 		}
 	}
 	return 0

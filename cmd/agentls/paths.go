@@ -2,14 +2,12 @@ package main
 
 import (
 	"path/filepath"
-
-	"github.com/agentls/agentls/agent"
 )
 
 // userPolicyPath is policy.json beside the user's config file
 // ($XDG_CONFIG_HOME/agentls/policy.json).
 func userPolicyPath(getenv func(string) string) string {
-	cfg := agent.DefaultConfigPath(getenv)
+	cfg := configPath(getenv)
 	if cfg == "" {
 		return ""
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,6 +37,13 @@ const usage = `usage:
 Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, AGENTLS_STALL_TIMEOUT, or ~/.config/agentls/config.json.
 `
 
+// subcommands are the commands that run with the user's config, each
+// given the name it was called by (exec and execute share one).
+var subcommands = map[string]func(c *cli, ctx context.Context, name string, args []string) int{
+	"serve": (*cli).serve, "plan": (*cli).headless, "review": (*cli).headless, "exec": (*cli).headless, "execute": (*cli).headless,
+	"vet": (*cli).vet, "sessions": (*cli).sessions, "revert": (*cli).revert, "call": (*cli).call, "mcp": (*cli).mcp, "trust": (*cli).trust,
+}
+
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	cmd := "serve"
@@ -59,23 +65,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "usage: %s\n", synopses[cmd])
 		return 0
 	}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	if sub, ok := subcommands[cmd]; ok {
+		// Every subcommand reads the user's config file first, once: a
+		// file it cannot use (a FIFO, a typo) is an error at once.
+		user, err := loadUserConfig(getenv)
+		if err != nil {
+			fmt.Fprintln(stderr, configError(err))
+			return 1
+		}
+		c.user = user
+		return sub(c, ctx, cmd, args)
+	}
 	switch cmd {
-	case "serve":
-		return serve(ctx, args, stdin, stdout, stderr, getenv)
-	case "plan", "review", "exec", "execute":
-		return headlessCmd(ctx, cmd, args, stdin, stdout, stderr, getenv)
-	case "vet":
-		return vetCmd(ctx, args, stdin, stdout, stderr, getenv)
-	case "sessions":
-		return sessionsCmd(args, stdout, stderr, getenv)
-	case "revert":
-		return revertCmd(ctx, args, stdout, stderr, getenv)
-	case "call":
-		return callCmd(ctx, args, stdout, stderr, getenv)
-	case "mcp":
-		return mcpCmd(ctx, args, stdout, stderr, getenv)
-	case "trust":
-		return trustCmd(ctx, args, stdin, stdout, stderr, getenv)
 	case "demo":
 		newModel := func(baseURL, model string) (agent.Model, error) {
 			return openai.New(&openai.Options{BaseURL: baseURL, Model: model, APIKey: "demo"})
@@ -99,47 +101,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 2
 }
 
-func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func (c *cli) serve(ctx context.Context, name string, args []string) int {
+	fs := c.flags(name)
 	logFile := fs.String("log", "", "write logs to this file instead of stderr")
 	verbose := fs.Bool("v", false, "debug logging")
 	profile := profileFlag(fs, tools.ProfileEditor, "policy profile: editor, headless or ci")
 	// LSP clients (vscode-languageclient with TransportKind.stdio, many
 	// others) pass --stdio; stdio is the only transport, so it changes nothing.
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default and only transport; accepted for LSP clients that pass it)")
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	var logw io.Writer = stderr
+	var logw io.Writer = c.stderr
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
-			fmt.Fprintf(stderr, "agentls: %v\n", err)
+			fmt.Fprintf(c.stderr, "agentls: %v\n", err)
 			return 1
 		}
 		defer f.Close()
 		logw = f
 	}
 	log := newLogger(logw, *verbose)
-	opts, err := serverOptions(getenv, log, *profile)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls: %v\n", err)
-		return 1
-	}
-	if closer := openAudit(opts, getenv, log); closer != nil {
-		defer closer.Close()
-	}
 	lspserver.Version = version
 	// Keep one sandbox helper started ahead, so run_command does not wait
 	// for a process start (issue 4: overhead per call).
-	procs := exec.New(&exec.Options{Prestart: true, Logger: log, Helper: sandboxHelper(), OnLayerMissing: func(layer, why string) {
+	opts, done := c.server(log, log, *profile, &exec.Options{Prestart: true, OnLayerMissing: func(layer, why string) {
 		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
 	}})
-	defer procs.Close()
-	opts.Exec = procs
-	opts.StartExtensions = startExtensions(getenv, log, true)
-	err = lspserver.Serve(ctx, stdio{pollable(stdin), stdout}, opts)
+	defer done()
+	opts.StartExtensions = c.extensionStarter(log, true)
+	err := lspserver.Serve(ctx, stdio{pollable(c.stdin), c.stdout}, opts)
 	switch {
 	case errors.Is(err, lspserver.ErrExitWithoutShutdown):
 		log.Warn("Exit without shutdown; exit code 1, as the LSP specification asks")
@@ -159,14 +151,32 @@ func newLogger(w io.Writer, verbose bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
+// server is the wiring serve and the headless runs share: the server's
+// options from the user's config and policy, the audit log, and the
+// sandbox's process runner made from ex (nil: no prestart). done closes
+// what it opened.
+func (c *cli) server(log, extLog *slog.Logger, profile string, ex *exec.Options) (opts *lspserver.Options, done func()) {
+	opts = serverOptions(c.user, c.getenv, log, profile)
+	closer := openAudit(opts, c.getenv, log)
+	if ex == nil {
+		ex = &exec.Options{}
+	}
+	ex.Logger, ex.Helper = log, sandboxHelper()
+	procs := exec.New(ex)
+	opts.Exec = procs
+	return opts, func() {
+		procs.Close()
+		if closer != nil {
+			closer.Close()
+		}
+	}
+}
+
 // serverOptions wires the model configuration into the server. A missing
 // model is not an error here: the server starts and each run says what to
 // configure.
-func serverOptions(getenv func(string) string, log *slog.Logger, profile string) (*lspserver.Options, error) {
-	cfg, err := agent.LoadConfig(agent.DefaultConfigPath(getenv), getenv)
-	if err != nil {
-		return nil, err
-	}
+func serverOptions(user *userConfig, getenv func(string) string, log *slog.Logger, profile string) *lspserver.Options {
+	cfg := user.Model
 	log.Debug("Model config", slog.String("config", cfg.String()))
 	userPolicy := userPolicyPath(getenv)
 	if p := getenv("AGENTLS_POLICY"); p != "" {
@@ -191,7 +201,7 @@ func serverOptions(getenv func(string) string, log *slog.Logger, profile string)
 			return openai.New(&openai.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Logger: log, HTTPClient: httpc,
 				StallTimeout: cfg.StallTimeout()})
 		},
-	}, nil
+	}
 }
 
 // openAudit opens the audit log in the state directory; without one the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -45,16 +44,15 @@ func latestSession(state string, stderr io.Writer) string {
 	return ""
 }
 
-// sessionsCmd is `agentls sessions [--json] [show ID]` (A16). Tasks,
+// sessions is `agentls sessions [--json] [show ID]` (A16). Tasks,
 // instructions, messages and paths are the user's, the model's and the
 // repository's: the text shows them with their control characters
 // visible (T22), one line each; --json carries them JSON-escaped.
-func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func (c *cli) sessions(_ context.Context, name string, args []string) int {
+	fs := c.flags(name)
 	asJSON := fs.Bool("json", false, "print JSON: one session per line, or the whole session with show")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := c.parse(fs, args); !ok {
+		return code
 	}
 	rest := fs.Args()
 	if len(rest) > 0 && rest[0] == "show" {
@@ -68,35 +66,34 @@ func sessionsCmd(args []string, stdout, stderr io.Writer, getenv func(string) st
 	case len(rest) == 0, len(rest) == 1 && rest[0] == "list":
 	case len(rest) == 2 && rest[0] == "show":
 	default:
-		fmt.Fprintln(stderr, "usage: agentls sessions [--json] [show ID]")
-		return 2
+		return c.badUsage(name)
 	}
-	st, err := openSessions(stateDir(getenv), stderr)
+	st, err := openSessions(stateDir(c.getenv), c.stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls sessions: %s\n", sandbox.Visible(err.Error()))
+		fmt.Fprintf(c.stderr, "agentls sessions: %s\n", sandbox.Visible(err.Error()))
 		return 1
 	}
 	if len(rest) == 2 {
-		return showSession(st, rest[1], *asJSON, stdout, stderr)
+		return showSession(st, rest[1], *asJSON, c.stdout, c.stderr)
 	}
 	infos, err := st.List()
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls sessions: %s\n", sandbox.Visible(err.Error()))
+		fmt.Fprintf(c.stderr, "agentls sessions: %s\n", sandbox.Visible(err.Error()))
 		return 1
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(c.stdout)
 		for _, i := range infos {
 			_ = enc.Encode(i)
 		}
 		return 0
 	}
 	if len(infos) == 0 {
-		fmt.Fprintln(stdout, "no sessions in this workspace yet")
+		fmt.Fprintln(c.stdout, "no sessions in this workspace yet")
 		return 0
 	}
 	v := sandbox.Visible
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tMODE\tSTARTED\tTURNS\tTASK")
 	for _, i := range infos {
 		task := i.Task
@@ -180,25 +177,19 @@ func firstLine(s string) string {
 	return s
 }
 
-// revertCmd is `agentls revert [--json] [--session ID] [RUN]` (A16).
-func revertCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("revert", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// revert is `agentls revert [--json] [--session ID] [RUN]` (A16).
+func (c *cli) revert(ctx context.Context, name string, args []string) int {
+	fs := c.flags(name)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	sessionID := fs.String("session", "", "revert the last run of this session that changed files")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := c.parse(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 1 {
-		fmt.Fprintln(stderr, "usage: agentls revert [--json] [--session ID] [RUN]")
-		return 2
+		return c.badUsage(name)
 	}
 	a := &command.RevertArgs{SessionID: *sessionID, RunID: fs.Arg(0)}
 	log := newLogger(io.Discard, false)
-	opts, err := serverOptions(getenv, log, tools.ProfileHeadless)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls: %v\n", err)
-		return 1
-	}
-	return headless.Revert(ctx, &headless.Options{JSON: *asJSON, Approve: headless.ApproveNever, Stdout: stdout, Stderr: stderr, Server: opts}, a)
+	opts := serverOptions(c.user, c.getenv, log, tools.ProfileHeadless)
+	return headless.Revert(ctx, &headless.Options{JSON: *asJSON, Approve: headless.ApproveNever, Stdout: c.stdout, Stderr: c.stderr, Server: opts}, a)
 }

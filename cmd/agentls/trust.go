@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools/ext"
@@ -17,41 +15,42 @@ import (
 // --yes trusts them (and starts the project's servers once, to pin their
 // tool definitions); --revoke forgets every decision about the project
 // (A17).
-func trustCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func (c *cli) trust(ctx context.Context, name string, args []string) int {
+	fs := c.flags(name)
 	rootFlag := fs.String("root", ".", "workspace root")
 	yes := fs.Bool("yes", false, "trust every entry listed")
 	revoke := fs.Bool("revoke", false, "forget the trust in this project")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || (*yes && *revoke) {
-		fmt.Fprintln(stderr, "usage: agentls trust [--root DIR] [--yes|--revoke]")
-		return 2
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 0 || (*yes && *revoke) {
+		return c.badUsage(name)
 	}
 	root, err := resolveRoot(*rootFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls trust: %v\n", err)
+		fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
 		return 1
 	}
 	project, err := ext.LoadProject(root)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls trust: %v\n", err)
+		fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
 		return 1
 	}
 	for _, w := range project.Warnings {
-		fmt.Fprintf(stderr, "agentls trust: warning: %s\n", sandbox.Visible(w))
+		fmt.Fprintf(c.stderr, "agentls trust: warning: %s\n", sandbox.Visible(w))
 	}
-	store := ext.OpenStore(trustPath(getenv))
+	store := ext.OpenStore(trustPath(c.getenv))
 	if *revoke {
 		if err := store.Revoke(root); err != nil {
-			fmt.Fprintf(stderr, "agentls trust: %v\n", err)
+			fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "forgot the trust in %s\n", root)
+		fmt.Fprintf(c.stdout, "forgot the trust in %s\n", root)
 		return 0
 	}
 	entries := ext.ProjectEntries(root, project)
 	if len(entries) == 0 {
-		fmt.Fprintf(stdout, "%s declares no hooks or MCP servers (%s, %s)\n", root, ext.ProjectHooksFile, ext.ProjectMCPFile)
+		fmt.Fprintf(c.stdout, "%s declares no hooks or MCP servers (%s, %s)\n", root, ext.ProjectHooksFile, ext.ProjectMCPFile)
 		return 0
 	}
 	// Names, commands, env values and paths come from the repository:
@@ -77,39 +76,39 @@ func trustCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if e.Matcher != "" {
 			matcher = " (matcher " + v(e.Matcher) + ")"
 		}
-		fmt.Fprintf(stdout, "%s %s%s: %s — %s\n", e.Kind, v(e.Name), matcher, v(e.What), state)
+		fmt.Fprintf(c.stdout, "%s %s%s: %s — %s\n", e.Kind, v(e.Name), matcher, v(e.What), state)
 		for _, kv := range e.Env {
-			fmt.Fprintf(stdout, "  env %s\n", v(kv))
+			fmt.Fprintf(c.stdout, "  env %s\n", v(kv))
 		}
 		for _, f := range e.Files {
-			fmt.Fprintf(stdout, "  runs %s\n", v(f))
+			fmt.Fprintf(c.stdout, "  runs %s\n", v(f))
 		}
 	}
 	if !*yes {
 		if len(untrusted) > 0 {
-			fmt.Fprintln(stdout, "These run on your machine, outside the sandbox; the trust covers their settings and the workspace files listed. Review them, then run `agentls trust --yes` to trust them.")
+			fmt.Fprintln(c.stdout, "These run on your machine, outside the sandbox; the trust covers their settings and the workspace files listed. Review them, then run `agentls trust --yes` to trust them.")
 		}
 		return 0
 	}
 	for _, e := range unpinnable {
-		fmt.Fprintf(stderr, "agentls trust: %s %s cannot be trusted: %s\n", e.Kind, v(e.Name), e.Unpinnable)
+		fmt.Fprintf(c.stderr, "agentls trust: %s %s cannot be trusted: %s\n", e.Kind, v(e.Name), e.Unpinnable)
 	}
 	if err := store.Trust(root, untrusted...); err != nil {
-		fmt.Fprintf(stderr, "agentls trust: %v\n", err)
+		fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
 		return 1
 	}
 	// Start the project's servers once so their tool definitions are
 	// pinned now, and show them.
-	o := &ext.Options{Root: root, Project: project, Trust: store, Logger: warnLogger(stderr, false)}
+	o := &ext.Options{Root: root, Project: project, Trust: store, Logger: warnLogger(c.stderr, false)}
 	x := ext.Start(ctx, o)
 	defer x.Close()
 	for _, s := range x.Servers() {
-		fmt.Fprintf(stdout, "mcp %s: %s, %d tools pinned %s\n", v(s.Name), s.State, len(s.Tools), v(s.Why))
+		fmt.Fprintf(c.stdout, "mcp %s: %s, %d tools pinned %s\n", v(s.Name), s.State, len(s.Tools), v(s.Why))
 		for _, t := range s.Tools {
-			fmt.Fprintf(stdout, "  %s: %s\n", v(t.Name), v(t.Description))
+			fmt.Fprintf(c.stdout, "  %s: %s\n", v(t.Name), v(t.Description))
 		}
 	}
-	fmt.Fprintf(stdout, "trusted %d entries of %s; any change to them or to the files they run asks again\n", len(untrusted), root)
+	fmt.Fprintf(c.stdout, "trusted %d entries of %s; any change to them or to the files they run asks again\n", len(untrusted), root)
 	if len(unpinnable) > 0 {
 		return 1
 	}

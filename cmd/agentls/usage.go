@@ -12,15 +12,19 @@ import (
 // synopses are the usage lines of the subcommands, shown by
 // `agentls CMD --help` and `agentls help CMD` (E17).
 var synopses = map[string]string{
-	"serve":   "agentls [serve] [-log FILE] [-v] [-profile NAME] [--stdio]   speak LSP on stdio (editors start this)",
-	"plan":    "agentls plan [--file F] [--range L1:C1-L2:C2] [--json] INSTRUCTION   a read-only plan",
-	"review":  "agentls review [--file F] [--range L1:C1-L2:C2] [--json] [INSTRUCTION]   findings, no changes",
-	"exec":    "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
-	"execute": "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
-	"vet":     "agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... [--start] < calls.jsonl",
-	"call":    "agentls call [--root DIR] [--policy FILE] [--profile NAME] [--approve never|all] TOOL JSON",
-	"demo":    "agentls demo   an offline demo with a built-in scripted model",
-	"version": "agentls version [--sandbox]   the version, and which sandbox layers this machine has",
+	"serve":    "agentls [serve] [-log FILE] [-v] [-profile NAME] [--stdio]   speak LSP on stdio (editors start this)",
+	"plan":     "agentls plan [--file F] [--range L1:C1-L2:C2] [--json] INSTRUCTION   a read-only plan",
+	"review":   "agentls review [--file F] [--range L1:C1-L2:C2] [--json] [INSTRUCTION]   findings, no changes",
+	"exec":     "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
+	"execute":  "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
+	"vet":      "agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... [--start] < calls.jsonl",
+	"call":     "agentls call [--root DIR] [--policy FILE] [--profile NAME] [--approve never|all] TOOL JSON",
+	"sessions": "agentls sessions [--json] [show ID]   this workspace's sessions, the last used first",
+	"revert":   "agentls revert [--json] [--session ID] [RUN]   restore the files a run changed (default: the last run)",
+	"mcp":      "agentls mcp list [--root DIR] [--json]   the MCP servers, their state and tools",
+	"trust":    "agentls trust [--root DIR] [--yes|--revoke]   review and trust the project's hooks and MCP servers",
+	"demo":     "agentls demo   an offline demo with a built-in scripted model",
+	"version":  "agentls version [--sandbox]   the version, and which sandbox layers this machine has",
 }
 
 // parseFlags parses a subcommand's flags. -h or --help prints its usage

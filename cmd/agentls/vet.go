@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,29 +21,27 @@ import (
 
 // vetCmd reads tool calls as JSON lines and prints one decision per line
 // (T18): every gateway step up to and including policy, no side effects.
-func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("vet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	g := gatewayFlags(fs, getenv)
+func (c *cli) vet(ctx context.Context, name string, args []string) int {
+	fs := c.flags(name)
+	g := gatewayFlags(fs, c.getenv)
 	var resolves multiFlag
 	fs.Var(&resolves, "resolve", "HOST:PORT:ADDR: use ADDR for HOST:PORT (repeatable), like curl")
 	start := fs.Bool("start", false, "start the MCP servers, to check calls of their tools against their schemas")
-	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: "+synopses["vet"])
-		return 2
+		return c.badUsage(name)
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
+		fmt.Fprintf(c.stderr, "agentls vet: %v\n", err)
 		return 1
 	}
 	for _, r := range resolves {
 		host, addr, ok := cutResolve(r)
 		if !ok {
-			fmt.Fprintf(stderr, "agentls vet: --resolve %q: want HOST:PORT:ADDR\n", r)
+			fmt.Fprintf(c.stderr, "agentls vet: --resolve %q: want HOST:PORT:ADDR\n", r)
 			return 2
 		}
 		if policy.HTTP == nil {
@@ -61,7 +58,7 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	var calls []*vetCall // nil entries are lines that are not a call
 	var names []string
-	in := bufio.NewScanner(stdin)
+	in := bufio.NewScanner(c.stdin)
 	in.Buffer(make([]byte, 64<<10), 4<<20)
 	for in.Scan() {
 		line := strings.TrimSpace(in.Text())
@@ -76,12 +73,12 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		calls, names = append(calls, &c), append(names, c.Tool)
 	}
 	if err := in.Err(); err != nil {
-		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
+		fmt.Fprintf(c.stderr, "agentls vet: %v\n", err)
 		return 1
 	}
 	// MCP tools: the real ones with --start, else placeholders that the
 	// policy alone decides on. Hooks never run: vet has no side effects.
-	xo := extOptions(getenv, root, warnLogger(stderr, false))
+	xo := c.extOptions(root, warnLogger(c.stderr, false))
 	extra := ext.Placeholders(xo, names)
 	if *start {
 		x := ext.Start(ctx, xo)
@@ -90,10 +87,10 @@ func vetCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	runner, err := builtinGateway(root, policy, nil, nil, nil, nil, extra)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls vet: %v\n", err)
+		fmt.Fprintf(c.stderr, "agentls vet: %v\n", err)
 		return 1
 	}
-	enc := json.NewEncoder(stdout)
+	enc := json.NewEncoder(c.stdout)
 	for _, c := range calls {
 		if c == nil {
 			_ = enc.Encode(tools.Verdict{Decision: tools.Deny, Code: tools.CodeInvalidArgs, Reason: `want {"tool": NAME, "args": {...}}`})

@@ -56,20 +56,16 @@ type Config struct {
 	Warnings []string `json:"-"`
 }
 
-// LoadUser reads the user config file at path; a missing file is an empty
-// config. The file is the user's own, so its errors may name it. It is
-// read by [tools.ReadUserConfig], the one reader of config.json (a FIFO
-// or a device there is an error, never a hang). others are the shapes of
-// the file's other parts (the model's settings, agent.Config): keys none
-// of them nor the extensions read are warned about.
-func LoadUser(path string, others ...any) (*Config, error) {
+// DecodeUser decodes the extension part of the user's config file, data,
+// read from path by the file's one reader (cmd/agentls, through
+// [tools.ReadUserConfig]); nil data is a missing file, an empty config.
+// The file is the user's own, so its errors may name it. others are the
+// shapes of the file's other parts (the model's settings): keys none of
+// them nor the extensions read are warned about.
+func DecodeUser(path string, data []byte, others ...any) (*Config, error) {
 	c := &Config{}
-	data, err := tools.ReadUserConfig(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if data == nil {
 		return c, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("config %v", err)
 	}
 	if err := tools.DecodeUserConfig(data, c); err != nil {
 		return nil, fmt.Errorf("config %s: %v", path, err)

@@ -4,12 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
-// modelPart stands for the model's settings of config.json (agent.Config),
+// modelPart stands for the model's settings of config.json (cmd/agentls),
 // which share the file with the extensions.
 type modelPart struct {
 	Model   string `json:"model"`
@@ -25,10 +23,10 @@ type modelPart struct {
 func TestConfig_A18_UnknownKeysWarn(t *testing.T) {
 	dir := t.TempDir()
 	user := filepath.Join(dir, "config.json")
-	os.WriteFile(user, []byte(`{"model": "m", "Base_URL": "http://x", "permissions": {"allow": []},
+	data := []byte(`{"model": "m", "Base_URL": "http://x", "permissions": {"allow": []},
 		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "onFailure": "block", "async": true}]}]},
-		"mcpServers": {"github": {"command": "gh-mcp", "cwd": "/tmp", "env": {"A": "b"}}}}`), 0o600)
-	c, err := LoadUser(user, &modelPart{})
+		"mcpServers": {"github": {"command": "gh-mcp", "cwd": "/tmp", "env": {"A": "b"}}}}`)
+	c, err := DecodeUser(user, data, &modelPart{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,24 +71,5 @@ func TestConfig_A18_UnknownKeysWarn(t *testing.T) {
 	x := Start(t.Context(), &Options{Root: root, User: c, Project: p, NoMCP: true})
 	if w := strings.Join(x.Warnings, "\n"); !strings.Contains(w, `"permissions"`) || !strings.Contains(w, `"autoApprove"`) {
 		t.Errorf("Start does not report the configuration warnings:\n%s", w)
-	}
-}
-
-// TestLoadUser_T20_UserConfigFIFO (issue 22 item 10): the user's config.json
-// as a FIFO is an error at once, never a hang.
-func TestLoadUser_T20_UserConfigFIFO(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.json")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skip(err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := LoadUser(path); done <- err }()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("err = %v, want not a regular file", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("LoadUser blocks on a FIFO")
 	}
 }
