@@ -6,14 +6,12 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // The approval step of the gateway (T7, T15, T16) lives in this file: the
 // user's answers, the [Approver] the editor side implements, the session's
 // "always" answers, and the one function every question of the gateway
-// goes through ([approvals.ask]).
+// goes through ([approvals.Ask], a call's [Asker]).
 
 // Answer is the user's answer to an approval request.
 type Answer string
@@ -116,10 +114,10 @@ type approvals struct {
 	log      *slog.Logger
 }
 
-// ask puts req to the user within the approval timeout. An error, a
+// Ask puts req to the user within the approval timeout. An error, a
 // timeout, a cancelled context and an answer outside the list all come
 // back as AnswerDeny. ok is false when nobody can be asked in this run.
-func (a *approvals) ask(ctx context.Context, req *ApprovalRequest) (ans ApprovalResponse, ok bool) {
+func (a *approvals) Ask(ctx context.Context, req *ApprovalRequest) (ans ApprovalResponse, ok bool) {
 	if a == nil || a.approver == nil {
 		return ApprovalResponse{Answer: AnswerDeny}, false
 	}
@@ -148,7 +146,7 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *Too
 	if v.Control {
 		req.Control, req.Warning = true, ControlWarning
 	}
-	ans, ok := a.ask(ctx, req)
+	ans, ok := a.Ask(ctx, req)
 	switch {
 	case !ok:
 		return "", failure(CodeApprovalRequired, "", t.Name+" needs the user's approval and nobody can approve here",
@@ -167,28 +165,11 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *Too
 	return "", failure(CodeApprovalDenied, "", "the user did not approve "+t.Name, "do not repeat the call; ask the user what to do instead")
 }
 
-// blindProposer is an [EditProposer] that shows the user nothing
-// ([DiskProposer]): the gateway asks about its changes first.
-type blindProposer interface{ showsNothing() }
-
-// confirmChange asks the user about a change that is not preapproved when
-// env's proposer cannot show it (E6 without an editor): the unified diff
-// is the preview. On approval the change is marked preapproved.
-func (env *Env) confirmChange(ctx context.Context, ch *FileChange) *ToolError {
-	if _, blind := env.Edits.(blindProposer); !blind || ch.Preapproved {
-		return nil
-	}
-	diff := udiff.Unified("a/"+ch.Path, "b/"+ch.Path, string(ch.Old), string(ch.New))
-	ans, ok := env.approvals.ask(ctx, &ApprovalRequest{Tool: ch.Tool, Risk: RiskWrite, Subject: ch.Path, Preview: diff,
-		Control: ch.Control, Warning: ch.Warning})
-	switch {
-	case !ok:
-		return failure(CodeApprovalRequired, "", "nobody can approve the change here",
-			"do without this change, or ask the user to allow it in the policy")
-	case ans.Answer == AnswerApprove, ans.Answer == AnswerAlways:
-		ch.Preapproved = true
-		return nil
-	}
-	return failure(CodeApprovalDenied, "", "the change was not applied: the user rejected the change",
-		"do not repeat the same change; adapt it to the reason or ask the user")
+// BlindProposer is an [EditProposer] that shows the user nothing
+// ([DiskProposer]): a tool asks the user about a change that is not
+// preapproved through [Call.Ask] before proposing it.
+type BlindProposer interface {
+	EditProposer
+	// ShowsNothing marks the proposer; it does nothing.
+	ShowsNothing()
 }

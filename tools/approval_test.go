@@ -196,7 +196,7 @@ func TestPolicyRefusal_T11(t *testing.T) {
 		{netguard.RuleOff, CodeHostNotAllowed, ""},
 		{"other.rule", CodePolicyDenied, "path"},
 	} {
-		e := policyRefusal(&sandbox.PolicyError{Rule: c.rule, Subject: "s", Reason: "r"}, "path")
+		e := PolicyRefusal(&sandbox.PolicyError{Rule: c.rule, Subject: "s", Reason: "r"}, "path")
 		if e.Code != c.code || e.Field != c.field || e.Rule != c.rule || e.Subject != "s" || e.Recovery == "" {
 			t.Errorf("%s: %+v, want code %s field %q", c.rule, e, c.code, c.field)
 		}

@@ -21,10 +21,10 @@ import (
 //go:embed descriptions/*.md
 var descriptions embed.FS
 
-// Builtins returns fresh definitions of the built-in file tools (B1), ready
+// Builtins returns fresh definitions of the built-in tools (B1), ready
 // for [Registry.MustRegister].
 func Builtins() []*Tool {
-	return withChecks([]*Tool{readFileTool(), listDirTool(), searchTool(), editFileTool(), writeFileTool(), reportFindingTool(), humanConfirmTool(), RunCommand(), SQLQuery(), HTTPFetch(), Calculator()})
+	return []*Tool{readFileTool(), listDirTool(), searchTool(), editFileTool(), writeFileTool(), reportFindingTool(), humanConfirmTool(), RunCommand(), SQLQuery(), HTTPFetch(), Calculator()}
 }
 
 // Limits shared by the built-in tools.
@@ -40,14 +40,6 @@ func description(name string) string {
 		panic("tools: no description for " + name) // a build-time mistake
 	}
 	return strings.TrimSpace(string(b))
-}
-
-// decodeArgs decodes schema-checked arguments into v.
-func decodeArgs(args json.RawMessage, v any) *ToolError {
-	if err := json.Unmarshal(args, v); err != nil {
-		return failure(CodeInvalidArgs, "", "arguments do not fit the tool", "fix the arguments and call again")
-	}
-	return nil
 }
 
 // intArg is an integer argument. JSON Schema counts 3.0 and 1e2 as
@@ -74,7 +66,7 @@ func resolveArg(env *Env, field, p string) (string, *ToolError) {
 	}
 	rel, err := sandbox.ResolvePath(env.Root, p)
 	if pe, ok := errors.AsType[*sandbox.PolicyError](err); ok {
-		return "", policyRefusal(pe, field)
+		return "", PolicyRefusal(pe, field)
 	}
 	if err != nil {
 		return "", &ToolError{Code: CodeInternal, Field: field, Reason: "the path could not be checked", Rule: "path.check_failed", Subject: p}

@@ -39,7 +39,7 @@ const calcRecovery = "use only numbers, + - * / % ^ and parentheses, e.g. (2^10 
 // result must stay within the float64 range, an exponent within ±10000,
 // and a divisor non-zero.
 func Calculator() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "calculator",
 		Description: description("calculator"),
 		Risk:        RiskNone,
@@ -51,32 +51,19 @@ func Calculator() *Tool {
 		"expression": {"type": "string", "minLength": 1, "maxLength": 1000}
 	}
 }`),
-		// Arithmetic touches nothing: allowed. A bad expression is the
-		// model's to fix, refused with the field (T11) by the check
-		// already, so vet says what a run does (T18; issue 22 item 9).
-		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Verdict, error) {
-			var a struct{ Expression string }
-			if err := json.Unmarshal(raw, &a); err != nil {
-				return denyArgs("arguments do not fit the tool"), nil
-			}
-			if _, err := Calculate(a.Expression); err != nil {
-				return &Verdict{Decision: Deny, Code: CodeInvalidArgs, Field: "expression", Rule: "calc.not_arithmetic",
-					Reason: err.Error(), Subject: a.Expression, Recovery: calcRecovery}, nil
-			}
-			return &Verdict{Decision: Allow, Rule: "calc.arithmetic", Subject: a.Expression}, nil
-		},
-		Run: func(_ context.Context, _ *Env, raw json.RawMessage) (Result, error) {
-			var a struct{ Expression string }
-			if f := decodeArgs(raw, &a); f != nil {
-				return f.Result(), nil
-			}
-			v, err := Calculate(a.Expression)
-			if err != nil {
-				return Fail(CodeInvalidArgs, "expression", err.Error(), calcRecovery), nil
-			}
-			return Result{Content: v}, nil
-		},
+	}, checkCalculator, runCalculator)
+}
+
+type calculatorArgs struct {
+	Expression string `json:"expression"`
+}
+
+func runCalculator(_ context.Context, _ *Env, a *calculatorArgs) (Result, error) {
+	v, err := Calculate(a.Expression)
+	if err != nil {
+		return Fail(CodeInvalidArgs, "expression", err.Error(), calcRecovery), nil
 	}
+	return Result{Content: v}, nil
 }
 
 // calcItem is one element of an operator chain in source order: an

@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/agentls/agentls/sandbox"
@@ -17,49 +15,35 @@ const (
 	accessWrite                   // write_file, edit_file
 )
 
-// pathCheck is the static policy step of a tool whose one path argument is
-// field: resolve it inside the workspace (T4), refuse writes into .git and
-// agentls' own files, mark other control files (E15), ask before reading a
-// secret-looking file (as the shell analyser does for cat .env), and name
-// the normalized path as the subject.
-func pathCheck(field string, access pathAccess) func(context.Context, *Env, json.RawMessage) (*Verdict, error) {
-	return func(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return denyArgs("arguments are not an object"), nil
-		}
-		var p string
-		if v, ok := m[field]; ok {
-			if err := json.Unmarshal(v, &p); err != nil {
-				return denyArgs(field + " is not a string"), nil
-			}
-		} else {
-			p = "."
-		}
-		rel, refusal := resolveArg(env, field, p)
-		if refusal != nil {
-			return denied(refusal), nil
-		}
-		switch access {
-		case accessWrite:
-			if f := writeRefusal(rel); f != nil {
-				f.Field, f.Subject = field, rel
-				return denied(f), nil
-			}
-			v := &Verdict{Decision: Allow, Rule: "path.inside_root", Subject: rel, Preview: "write " + rel}
-			if control, _ := sandbox.IsControlPath(rel); control {
-				v.Decision, v.Control, v.Rule = Ask, true, "path.control_file"
-				v.Reason = "the file makes an editor, a shell or git run code outside the sandbox"
-			}
-			return v, nil
-		case accessRead:
-			if sandbox.IsSecretPath(rel) {
-				return &Verdict{Decision: Ask, Rule: "path.secret", Subject: rel, Preview: "read " + rel,
-					Reason: "the file may hold credentials"}, nil
-			}
-		}
-		return &Verdict{Decision: Allow, Rule: "path.inside_root", Subject: rel, Preview: fmt.Sprintf("read %s", rel)}, nil
+// checkPath is the static policy step of a tool whose one path argument
+// is field, with the value p: resolve it inside the workspace (T4), refuse
+// writes into .git and agentls' own files, mark other control files
+// (E15), ask before reading a secret-looking file (as the shell analyser
+// does for cat .env), and name the normalized path as the subject.
+func checkPath(env *Env, field, p string, access pathAccess) *Verdict {
+	rel, refusal := resolveArg(env, field, p)
+	if refusal != nil {
+		return refusal.Verdict()
 	}
+	switch access {
+	case accessWrite:
+		if f := writeRefusal(rel); f != nil {
+			f.Field, f.Subject = field, rel
+			return f.Verdict()
+		}
+		v := &Verdict{Decision: Allow, Rule: "path.inside_root", Subject: rel, Preview: "write " + rel}
+		if control, _ := sandbox.IsControlPath(rel); control {
+			v.Decision, v.Control, v.Rule = Ask, true, "path.control_file"
+			v.Reason = "the file makes an editor, a shell or git run code outside the sandbox"
+		}
+		return v
+	case accessRead:
+		if sandbox.IsSecretPath(rel) {
+			return &Verdict{Decision: Ask, Rule: "path.secret", Subject: rel, Preview: "read " + rel,
+				Reason: "the file may hold credentials"}
+		}
+	}
+	return &Verdict{Decision: Allow, Rule: "path.inside_root", Subject: rel, Preview: fmt.Sprintf("read %s", rel)}
 }
 
 // writeRefusal refuses a model's write to rel that no approval may allow:
@@ -76,27 +60,4 @@ func writeRefusal(rel string) *ToolError {
 			Reason: "writes inside .git/ are not allowed: they can run code", Recovery: "change files of the working tree only", Subject: rel}
 	}
 	return nil
-}
-
-// denyArgs is the verdict on arguments a check cannot decode.
-func denyArgs(reason string) *Verdict {
-	return &Verdict{Decision: Deny, Code: CodeInvalidArgs, Rule: "args.decode", Reason: reason}
-}
-
-// withChecks gives the built-in file tools their static policy step.
-func withChecks(ts []*Tool) []*Tool {
-	for _, t := range ts {
-		if t.Check != nil {
-			continue
-		}
-		switch t.Name {
-		case "list_dir", "report_finding":
-			t.Check = pathCheck("path", accessList)
-		case "read_file", "search":
-			t.Check = pathCheck("path", accessRead)
-		case "edit_file", "write_file":
-			t.Check = pathCheck("path", accessWrite)
-		}
-	}
-	return ts
 }

@@ -188,7 +188,7 @@ func TestGateway_E15_ControlVerdictIsGeneric(t *testing.T) {
 // file reaches the proposer marked Control and not preapproved.
 func TestPropose_E15_NeverPreapproved(t *testing.T) {
 	edits := &fakeProposer{outcome: &EditOutcome{Applied: true}}
-	env := &Env{Edits: edits, preapproved: true}
+	env := &Env{Edits: edits, Call: Call{Preapproved: true}}
 	if _, err := propose(t.Context(), env, &FileChange{Path: ".envrc", New: []byte("x"), Create: true, Tool: "write_file"}); err != nil {
 		t.Fatal(err)
 	}

@@ -60,8 +60,8 @@ type Verdict struct {
 	Commands []shell.Command `json:"-"`
 }
 
-// denied returns the deny verdict of a refusal.
-func denied(e *ToolError) *Verdict {
+// Verdict returns the deny verdict of a check that refuses with e.
+func (e *ToolError) Verdict() *Verdict {
 	return &Verdict{Decision: Deny, Code: e.Code, Field: e.Field, Rule: e.Rule, Reason: e.Reason, Subject: e.Subject}
 }
 

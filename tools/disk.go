@@ -18,7 +18,8 @@ type DiskProposer struct {
 	Root string // the workspace root
 }
 
-func (*DiskProposer) showsNothing() {}
+// ShowsNothing marks d as a [BlindProposer].
+func (*DiskProposer) ShowsNothing() {}
 
 // Propose implements [EditProposer].
 func (d *DiskProposer) Propose(_ context.Context, ch *FileChange) (*EditOutcome, error) {

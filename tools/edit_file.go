@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/agentls/agentls/sandbox"
 )
 
 func editFileTool() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "edit_file",
 		Description: description("edit_file"),
 		Risk:        RiskWrite,
@@ -34,8 +32,7 @@ func editFileTool() *Tool {
 		}
 	}
 }`),
-		Run: runEditFile,
-	}
+	}, checkEditFile, runEditFile)
 }
 
 type editArgs struct {
@@ -46,11 +43,7 @@ type editArgs struct {
 	} `json:"edits"`
 }
 
-func runEditFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a editArgs
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+func runEditFile(ctx context.Context, env *Env, a *editArgs) (Result, error) {
 	if env.Edits == nil {
 		return Fail(CodeUnavailable, "", "file changes are not available in this run", ""), nil
 	}
@@ -74,7 +67,7 @@ func runEditFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 	if isBinary(content) {
 		return Fail(CodeInvalidArgs, "path", rel+" is a binary file", "edit_file changes text files only"), nil
 	}
-	if env.Reads.stale(rel, content) {
+	if env.Reads.Stale(rel, content) {
 		return staleResult(rel), nil
 	}
 	cur := string(content)
@@ -170,82 +163,6 @@ func trimmedLines(s string) []string {
 func equalLines(a, b []string) bool {
 	for i := range a {
 		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// propose sends change to the editor and turns the user's answer into the
-// tool result (E6): applied hunks as JSON, a refusal as approval_denied.
-// The change is preapproved when the policy allowed the call outright;
-// otherwise the user confirms it, in the editor or, for a proposer that
-// shows nothing, through the gateway's question first.
-func propose(ctx context.Context, env *Env, change *FileChange) (Result, error) {
-	change.Preapproved = env.preapproved
-	// E15: the path is checked again as resolved now, not only as the
-	// verdict saw it (a symlink may have been swapped in between).
-	if control, _ := sandbox.IsControlPath(change.Path); control || env.control {
-		change.Control, change.Warning, change.Preapproved = true, ControlWarning, false
-	}
-	proposed := HashContent(change.New)
-	if refusal := env.confirmChange(ctx, change); refusal != nil {
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
-		}
-		res := refusal.Result()
-		res.ProposedSHA256 = proposed
-		return res, nil
-	}
-	out, err := env.Edits.Propose(ctx, change)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
-		}
-		return Result{}, fmt.Errorf("propose %s change: %w", change.Tool, err)
-	}
-	if out != nil && out.Stale {
-		res := Fail(CodeStaleFile, "path", cut(out.Reason, 500), "read the file again and recompute the change")
-		res.ProposedSHA256 = proposed
-		return res, nil
-	}
-	if out == nil || !out.Applied {
-		reason := "the user rejected the change"
-		if out != nil && out.Reason != "" {
-			reason = "the change was not applied: " + cut(out.Reason, 500)
-		}
-		res := Fail(CodeApprovalDenied, "", reason,
-			"do not repeat the same change; adapt it to the reason or ask the user")
-		res.ProposedSHA256 = proposed
-		return res, nil
-	}
-	if len(out.Hunks) == 0 || allApplied(out.Hunks) {
-		env.Reads.record(change.Path, change.New)
-	}
-	hunks := out.Hunks
-	if hunks == nil {
-		hunks = []HunkOutcome{}
-	}
-	b, err := json.Marshal(struct {
-		Path    string        `json:"path"`
-		Applied bool          `json:"applied"`
-		Hunks   []HunkOutcome `json:"hunks"`
-		Saved   bool          `json:"saved"`
-		Reason  string        `json:"reason,omitempty"`
-	}{change.Path, true, hunks, out.Saved, cut(out.Reason, 500)})
-	if err != nil {
-		return Result{}, err
-	}
-	res := Result{Content: string(b), ProposedSHA256: proposed}
-	if allApplied(out.Hunks) {
-		res.AppliedSHA256 = proposed // what landed is what was proposed, verified by the proposer
-	}
-	return res, nil
-}
-
-func allApplied(hs []HunkOutcome) bool {
-	for _, h := range hs {
-		if !h.Applied {
 			return false
 		}
 	}

@@ -84,13 +84,13 @@ const (
 	recoverHTTP = "fetch only URLs the user allowed; if this one is needed, ask the user to add it to the http allowlist"
 )
 
-// policyRefusal maps a refusal of a sandbox policy to the tool error the
+// PolicyRefusal maps a refusal of a sandbox policy to the tool error the
 // model hears, about the argument field. It is the only place that turns
 // a [*sandbox.PolicyError] into a [ToolError]: the rule's family (path,
 // SQL, HTTP) picks the code; within HTTP, what the model can fix itself
 // (a malformed URL, credentials, the method) is invalid_args and the rest
 // host_not_allowed, with reasons that never list the allowlist.
-func policyRefusal(pe *sandbox.PolicyError, field string) *ToolError {
+func PolicyRefusal(pe *sandbox.PolicyError, field string) *ToolError {
 	e := &ToolError{Code: CodePolicyDenied, Field: field, Reason: pe.Reason, Rule: pe.Rule, Subject: pe.Subject,
 		Recovery: "do not retry this call; choose another way or ask the user"}
 	family, _, _ := strings.Cut(pe.Rule, ".")

@@ -28,9 +28,9 @@ const httpMaxText = 28000
 // limits, ask the user. A URL that is not well-formed or carries
 // credentials, and a method the policy does not allow, are invalid_args:
 // the model can fix those itself. Reasons never list the allowlist
-// ([policyRefusal] holds the mapping).
+// ([PolicyRefusal] holds the mapping).
 func HTTPFetch() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "http_fetch",
 		Description: description("http_fetch"),
 		Risk:        RiskNetwork,
@@ -43,46 +43,15 @@ func HTTPFetch() *Tool {
 		"method": {"type": "string", "enum": ["GET", "HEAD"]}
 	}
 }`),
-		Check: checkHTTPFetch,
-		Run:   runHTTPFetch,
-	}
+	}, checkHTTPFetch, runHTTPFetch)
 }
 
 type httpFetchArgs struct {
 	URL    string `json:"url"`
-	Method string `json:"method"`
+	Method string `json:"method,omitempty"`
 }
 
-// checkHTTPFetch is the static step: the URL against the policy, no I/O.
-// A GET or HEAD of a URL the allowlist admits is safe (allowed unless a
-// rule or a risk default of deny says otherwise); any other method is
-// confirmed by default (Ask), and a rule may lift that.
-func checkHTTPFetch(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
-	var a httpFetchArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return denyArgs("arguments do not fit the tool"), nil
-	}
-	u, fail := checkFetchURL(env, a)
-	if fail != nil {
-		v := denied(fetchError(fail))
-		v.Subject = "" // a refused URL has no normalized form
-		return v, nil
-	}
-	v := &Verdict{Decision: Ask, Rule: "http.allowlisted", Subject: u, Preview: fetchMethod(a) + " " + u}
-	if m := fetchMethod(a); m == "GET" || m == "HEAD" {
-		// Issue 10 item 15: a read of a URL on the user's own allowlist is
-		// the user's decision already (a project can only narrow that
-		// list, T20); the risk default of ask is lifted, a deny stays.
-		v.Decision, v.Safe = Allow, true
-	}
-	return v, nil
-}
-
-func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a httpFetchArgs
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+func runHTTPFetch(ctx context.Context, env *Env, a *httpFetchArgs) (Result, error) {
 	u, fail := checkFetchURL(env, a) // again: Run must not trust that Check ran
 	if fail != nil {
 		return fetchError(fail).Result(), nil
@@ -113,20 +82,7 @@ func runHTTPFetch(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	return Result{Content: strings.TrimRight(b.String(), "\n")}, nil
 }
 
-// checkFetchURL returns the normalized URL the policy allows, or the
-// refusal.
-func checkFetchURL(env *Env, a httpFetchArgs) (string, error) {
-	if env.Limits.HTTP == nil {
-		return "", &sandbox.PolicyError{Rule: netguard.RuleOff, Reason: "network access is off"}
-	}
-	u, err := env.Limits.HTTP.CheckURL(a.URL, fetchMethod(a))
-	if err != nil {
-		return "", err
-	}
-	return u.String(), nil
-}
-
-func fetchMethod(a httpFetchArgs) string {
+func fetchMethod(a *httpFetchArgs) string {
 	if a.Method == "" {
 		return "GET"
 	}
@@ -136,7 +92,7 @@ func fetchMethod(a httpFetchArgs) string {
 // fetchError maps a refusal or failure of a fetch to a tool error.
 func fetchError(err error) *ToolError {
 	if pe, ok := errors.AsType[*sandbox.PolicyError](err); ok {
-		return policyRefusal(pe, "url")
+		return PolicyRefusal(pe, "url")
 	}
 	e := &ToolError{Code: CodeUnavailable, Field: "url", Reason: "the request failed: " + netReason(err),
 		Recovery: "check the URL; retry later if the server may be down", Rule: "http.failed"}

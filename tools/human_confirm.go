@@ -11,7 +11,7 @@ import (
 // question goes through the gateway's approvals, so it has the same
 // timeout as every other question and no answer in time is a deny.
 func humanConfirmTool() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "human_confirm",
 		Description: description("human_confirm"),
 		Risk:        RiskNone,
@@ -24,24 +24,16 @@ func humanConfirmTool() *Tool {
 		"text": {"type": "string", "maxLength": 20000, "description": "text the user may edit"}
 	}
 }`),
-		Check: func(_ context.Context, _ *Env, raw json.RawMessage) (*Verdict, error) {
-			var a struct{ Question string }
-			_ = json.Unmarshal(raw, &a)
-			return &Verdict{Decision: Allow, Rule: "human_confirm", Subject: a.Question}, nil
-		},
-		Run: runHumanConfirm,
-	}
+	}, checkHumanConfirm, runHumanConfirm)
 }
 
-func runHumanConfirm(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a struct {
-		Question string `json:"question"`
-		Text     string `json:"text"`
-	}
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
-	ans, ok := env.approvals.ask(ctx, &ApprovalRequest{Tool: "human_confirm", Risk: RiskNone, Question: a.Question, Text: a.Text})
+type humanConfirmArgs struct {
+	Question string `json:"question"`
+	Text     string `json:"text,omitempty"`
+}
+
+func runHumanConfirm(ctx context.Context, env *Env, a *humanConfirmArgs) (Result, error) {
+	ans, ok := env.Call.Ask(ctx, &ApprovalRequest{Tool: "human_confirm", Risk: RiskNone, Question: a.Question, Text: a.Text})
 	if !ok {
 		return Fail(CodeApprovalRequired, "", "nobody can answer questions in this run", "decide without asking, conservatively"), nil
 	}

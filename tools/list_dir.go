@@ -13,7 +13,7 @@ import (
 const listMaxEntries = 500
 
 func listDirTool() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "list_dir",
 		Description: description("list_dir"),
 		Risk:        RiskRead,
@@ -25,17 +25,14 @@ func listDirTool() *Tool {
 		"path": {"type": "string", "minLength": 1, "maxLength": 4096}
 	}
 }`),
-		Run: runListDir,
-	}
+	}, checkListDir, runListDir)
 }
 
-func runListDir(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a struct {
-		Path string `json:"path"`
-	}
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+type listDirArgs struct {
+	Path string `json:"path"`
+}
+
+func runListDir(ctx context.Context, env *Env, a *listDirArgs) (Result, error) {
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
 		return f.Result(), nil

@@ -21,7 +21,7 @@ func decideCommand(t *testing.T, p *Policy, cmd string) (Decision, string) {
 	}
 	env := &Env{Root: root, Home: "/home/u"}
 	raw, _ := json.Marshal(map[string]string{"command": cmd})
-	v, err := checkRunCommand(context.Background(), env, raw)
+	v, err := RunCommand().Check(context.Background(), env, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestRunCommand_E15_ControlWrites(t *testing.T) {
 	for cmd, want := range map[string]bool{"echo x > .vscode/tasks.json": true, "cp a .envrc": true,
 		"echo x > notes.txt": false, "ls": false} {
 		raw, _ := json.Marshal(map[string]string{"command": cmd})
-		v, _ := checkRunCommand(context.Background(), env, raw)
+		v, _ := RunCommand().Check(context.Background(), env, raw)
 		if v.Control != want {
 			t.Errorf("%q: Control = %v, want %v", cmd, v.Control, want)
 		}

@@ -15,7 +15,7 @@ const (
 )
 
 func readFileTool() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "read_file",
 		Description: description("read_file"),
 		Risk:        RiskRead,
@@ -29,21 +29,16 @@ func readFileTool() *Tool {
 		"limit": {"type": "integer", "minimum": 1, "maximum": 2000}
 	}
 }`),
-		Run: runReadFile,
-	}
+	}, checkReadFile, runReadFile)
 }
 
 type readFileArgs struct {
 	Path   string `json:"path"`
-	Offset intArg `json:"offset"`
-	Limit  intArg `json:"limit"`
+	Offset intArg `json:"offset,omitempty"`
+	Limit  intArg `json:"limit,omitempty"`
 }
 
-func runReadFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a readFileArgs
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+func runReadFile(ctx context.Context, env *Env, a *readFileArgs) (Result, error) {
 	rel, f := resolveArg(env, "path", a.Path)
 	if f != nil {
 		return f.Result(), nil
@@ -61,7 +56,7 @@ func runReadFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, er
 	if isBinary(content) {
 		return Result{Content: fmt.Sprintf("binary file, %d bytes", len(content))}, nil
 	}
-	env.Reads.record(rel, content)
+	env.Reads.Record(rel, content)
 	lines := splitLines(string(content))
 	if len(lines) == 0 {
 		return Result{Content: "(empty file)"}, nil

@@ -15,7 +15,8 @@ type ReadTracker struct {
 // NewReadTracker returns an empty tracker.
 func NewReadTracker() *ReadTracker { return &ReadTracker{seen: make(map[string]string)} }
 
-func (t *ReadTracker) record(rel string, content []byte) {
+// Record notes content as what the model has seen of rel.
+func (t *ReadTracker) Record(rel string, content []byte) {
 	if t == nil {
 		return
 	}
@@ -24,8 +25,8 @@ func (t *ReadTracker) record(rel string, content []byte) {
 	t.seen[rel] = HashContent(content)
 }
 
-// stale reports whether rel was seen with other content than current.
-func (t *ReadTracker) stale(rel string, current []byte) bool {
+// Stale reports whether rel was seen with other content than current.
+func (t *ReadTracker) Stale(rel string, current []byte) bool {
 	if t == nil {
 		return false
 	}

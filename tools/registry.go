@@ -42,6 +42,11 @@ func checkTool(t *Tool) error {
 	if !validToolName(t.Name) {
 		return fmt.Errorf("tool name %q: want 1-64 characters of [a-z0-9_]", t.Name)
 	}
+	if t.args != nil {
+		if err := schemaFits(t.Schema, t.args); err != nil {
+			return fmt.Errorf("tool %s: the schema does not fit its arguments: %v", t.Name, err)
+		}
+	}
 	if t.Run == nil {
 		return fmt.Errorf("tool %s: no Run function", t.Name)
 	}

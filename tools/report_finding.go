@@ -7,7 +7,7 @@ import (
 )
 
 func reportFindingTool() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "report_finding",
 		Description: description("report_finding"),
 		Risk:        RiskNone,
@@ -23,21 +23,18 @@ func reportFindingTool() *Tool {
 		"message": {"type": "string", "minLength": 1, "maxLength": 2000}
 	}
 }`),
-		Run: runReportFinding,
-	}
+	}, checkReportFinding, runReportFinding)
 }
 
-func runReportFinding(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a struct {
-		Path     string `json:"path"`
-		Line     intArg `json:"line"`
-		EndLine  intArg `json:"end_line"`
-		Severity string `json:"severity"`
-		Message  string `json:"message"`
-	}
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+type reportFindingArgs struct {
+	Path     string `json:"path"`
+	Line     intArg `json:"line"`
+	EndLine  intArg `json:"end_line,omitempty"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+func runReportFinding(ctx context.Context, env *Env, a *reportFindingArgs) (Result, error) {
 	if env.Findings == nil {
 		return Fail(CodeUnavailable, "", "findings are not collected in this run", ""), nil
 	}

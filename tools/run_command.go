@@ -12,15 +12,12 @@ import (
 	"github.com/agentls/agentls/sandbox/shell"
 )
 
-// DefaultCommandTimeout caps run_command when the policy sets no cap.
-const DefaultCommandTimeout = 120 * time.Second
-
 // RunCommand returns the run_command tool (B2): the command is analysed
 // with a real shell parser (S5), decided by policy, and run in the sandbox
 // (S1-S4). Its check never runs anything, so `agentls vet` shows the
 // analysis alone.
 func RunCommand() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "run_command",
 		Description: description("run_command"),
 		Risk:        RiskExecute,
@@ -33,47 +30,18 @@ func RunCommand() *Tool {
 		"timeout_ms": {"type": "integer", "minimum": 1, "maximum": 3600000}
 	}
 }`),
-		Check: checkRunCommand,
-		Run:   runRunCommand,
-	}
+	}, checkRunCommand, runRunCommand)
 }
 
 type runCommandArgs struct {
 	Command   string `json:"command"`
-	TimeoutMS intArg `json:"timeout_ms"`
+	TimeoutMS intArg `json:"timeout_ms,omitempty"`
 }
 
-func checkRunCommand(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
-	var a runCommandArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return denyArgs("arguments do not fit the tool"), nil
-	}
-	sp := &shell.Policy{Root: env.Root, Extra: env.Limits.ShellRules, Home: env.Home}
-	v := narrowByProject(env, a.Command, sp.Analyze(a.Command))
-	c := &Verdict{Decision: v.Decision, Subject: strings.TrimSpace(a.Command), Rule: v.Rule, Reason: v.Reason,
-		Commands: v.Simple, Control: len(v.ControlPaths) > 0}
-	if v.Command != "" && v.Command != c.Subject {
-		c.Reason = fmt.Sprintf("%s (in: %s)", v.Reason, cut(v.Command, 200))
-	}
-	switch c.Decision {
-	case Allow:
-		c.Safe = true // the analyser found only read-only commands
-	case Deny:
-		c.Code, c.Field = CodeCommandDenied, "command"
-	}
-	c.Preview = fmt.Sprintf("$ %s\n(in the workspace, timeout %s, %s)", cut(c.Subject, 2000),
-		commandTimeout(env, a.TimeoutMS), sandboxSummary(env))
-	return c, nil
-}
-
-func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	c, _ := checkRunCommand(ctx, env, raw) // again: Run must not trust that Check ran
+func runRunCommand(ctx context.Context, env *Env, a *runCommandArgs) (Result, error) {
+	c, _ := checkRunCommand(ctx, env, a) // again: Run must not trust that Check ran
 	if c.Decision == Deny {
 		return c.refusal("do not retry this command; find a safer way").Result(), nil
-	}
-	var a runCommandArgs
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
 	}
 	if env.Exec == nil {
 		return Fail(CodeUnavailable, "", "running commands is not available in this run", "do without running commands"), nil
@@ -87,7 +55,7 @@ func runRunCommand(ctx context.Context, env *Env, raw json.RawMessage) (Result, 
 	started := time.Now()
 	res, err := env.Exec.Run(ctx, &exec.Spec{
 		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
-		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.userApproved, Stage: overlay(st),
+		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.Call.UserApproved, Stage: overlay(st),
 		WarmGoCache: buildsGo(c.Commands),
 	})
 	if err != nil {

@@ -157,7 +157,7 @@ func (r *Gateway) Call(ctx context.Context, name, args string) (Result, error) {
 
 // refused is a call that ends before it runs, refused by e.
 func refused(t *Tool, e *ToolError) prepared {
-	return prepared{tool: t, verdict: *denied(e), refusal: e}
+	return prepared{tool: t, verdict: *e.Verdict(), refusal: e}
 }
 
 func (r *Gateway) prepare(ctx context.Context, name, args string) prepared {
@@ -270,9 +270,8 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 		return p.refusal.Result(), false, nil
 	}
 	t := p.tool
-	env := *r.env // this call's copy: the run's approvals and this verdict
-	env.approvals = r.ask
-	env.control = p.verdict.Control
+	env := *r.env // this call's copy, with what the gateway decided about it
+	env.Call = Call{Control: p.verdict.Control, Asker: r.ask}
 	// T8's time limit runs from here; every question stops it (AwaitUser).
 	cctx, cancel := withExecLimit(ctx, r.opts.Timeout)
 	defer cancel()
@@ -280,7 +279,7 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 	switch {
 	case p.verdict.Decision == Allow && !p.verdict.Control:
 		rec.ApprovedBy = "policy"
-		env.preapproved = t.Risk == RiskWrite
+		env.Call.Preapproved = t.Risk == RiskWrite
 	case t.Risk == RiskWrite:
 		// T7 for writes is the diff the user approves in the editor (E6),
 		// or the gateway's question for a proposer that shows nothing.
@@ -291,8 +290,8 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 			return refusal.Result(), false, nil
 		}
 		rec.ApprovedBy = by
-		env.userApproved = by == "user" || by == "user(always)"
-		env.sessionApproved = by == "session"
+		env.Call.UserApproved = by == "user" || by == "user(always)"
+		env.Call.SessionApproved = by == "session"
 	}
 	// T8: run, bounded in time, with panics contained.
 	res, err = r.run(cctx, t, &env, p.args)

@@ -24,7 +24,7 @@ const (
 var searchSkipDirs = map[string]bool{".git": true, "node_modules": true}
 
 func searchTool() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "search",
 		Description: description("search"),
 		Risk:        RiskRead,
@@ -37,8 +37,7 @@ func searchTool() *Tool {
 		"path": {"type": "string", "minLength": 1, "maxLength": 4096}
 	}
 }`),
-		Run: runSearch,
-	}
+	}, checkSearch, runSearch)
 }
 
 // searcher holds the state of one search call.
@@ -54,14 +53,12 @@ type searcher struct {
 	secrets int  // secret-looking files the walk did not open
 }
 
-func runSearch(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a struct {
-		Pattern string `json:"pattern"`
-		Path    string `json:"path"`
-	}
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+type searchArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path,omitempty"`
+}
+
+func runSearch(ctx context.Context, env *Env, a *searchArgs) (Result, error) {
 	re, err := regexp.Compile(a.Pattern)
 	if err != nil {
 		return Fail(CodeInvalidArgs, "pattern", "invalid regular expression: "+err.Error(),

@@ -38,7 +38,7 @@ var sqlQueryLimits = sqlguard.Limits{MaxRows: 500, Timeout: 10 * time.Second, Ma
 // own errors are invalid_args with SQLite's message; the time limit is
 // timeout. Row and size limits are a note in the result, not an error.
 func SQLQuery() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "sql_query",
 		Description: description("sql_query"),
 		Risk:        RiskRead,
@@ -51,9 +51,7 @@ func SQLQuery() *Tool {
 		"query": {"type": "string", "minLength": 1, "maxLength": 20000}
 	}
 }`),
-		Check: checkSQLQuery,
-		Run:   runSQLQuery,
-	}
+	}, checkSQLQuery, runSQLQuery)
 }
 
 type sqlQueryArgs struct {
@@ -61,49 +59,7 @@ type sqlQueryArgs struct {
 	Query    string `json:"query"`
 }
 
-// checkSQLQuery is the static step (T4-T6): the database path inside the
-// workspace and the query read-only, without opening anything.
-func checkSQLQuery(_ context.Context, env *Env, raw json.RawMessage) (*Verdict, error) {
-	var a sqlQueryArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return denyArgs("arguments do not fit the tool"), nil
-	}
-	v, _, _ := sqlCheck(env, a)
-	return v, nil
-}
-
-// sqlCheck returns the verdict on a and, when it allows, the database's
-// workspace-relative path; a deny comes with its refusal.
-func sqlCheck(env *Env, a sqlQueryArgs) (*Verdict, string, *ToolError) {
-	rel, refusal := resolveArg(env, "database", a.Database)
-	if refusal != nil {
-		refusal.Recovery = "name an SQLite file inside the workspace, relative to its root"
-		return denied(refusal), "", refusal
-	}
-	subject := rel + ": " + oneLine(a.Query, 200)
-	info, err := sqlguard.Analyze(a.Query)
-	if err != nil {
-		pe, ok := errors.AsType[*sandbox.PolicyError](err)
-		if !ok {
-			pe = &sandbox.PolicyError{Rule: sqlguard.RuleNotReadOnly, Reason: "the query is not one read-only statement"}
-		}
-		refusal := policyRefusal(pe, "query")
-		refusal.Subject = subject
-		return denied(refusal), "", refusal
-	}
-	preview := fmt.Sprintf("read-only %s query on %s", info.Kind, rel)
-	if len(info.Tables) > 0 {
-		preview += "\nreads: " + oneLine(strings.Join(info.Tables, ", "), 300)
-	}
-	preview += "\n" + oneLine(info.Statement, 1000)
-	return &Verdict{Decision: Allow, Rule: "sql.read_only", Subject: subject, Preview: preview}, rel, nil
-}
-
-func runSQLQuery(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a sqlQueryArgs
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+func runSQLQuery(ctx context.Context, env *Env, a *sqlQueryArgs) (Result, error) {
 	_, rel, refusal := sqlCheck(env, a) // again: Run must not trust that Check ran
 	if refusal != nil {
 		return refusal.Result(), nil
@@ -140,7 +96,7 @@ func sqlFailure(ctx context.Context, rel string, err error) (Result, error) {
 	pe, isPolicy := errors.AsType[*sandbox.PolicyError](err)
 	switch {
 	case isPolicy:
-		return policyRefusal(pe, "query").Result(), nil
+		return PolicyRefusal(pe, "query").Result(), nil
 	case errors.Is(err, sqlguard.ErrTimeout):
 		return Fail(CodeTimeout, "query", fmt.Sprintf("the query ran longer than %s and was interrupted", sqlQueryLimits.Timeout),
 			"add a LIMIT, narrow the WHERE clause, or bound the recursion"), nil

@@ -78,7 +78,7 @@ func (env *Env) land(ctx context.Context, st *stage.Stage, command string, start
 		return "", nil
 	}
 	held := append(slices.Clone(env.Protected), shell.GitTargets(env.Root)...)
-	set.Classify(&stage.Rules{Held: held, UserApproved: env.userApproved || env.sessionApproved, Tracked: stage.TrackedLazy(env.Root)})
+	set.Classify(&stage.Rules{Held: held, UserApproved: env.Call.UserApproved || env.Call.SessionApproved, Tracked: stage.TrackedLazy(env.Root)})
 	approved := env.askHeld(ctx, command, set.Held())
 	var landing []*stage.Change
 	dropped := map[string]bool{}
@@ -135,7 +135,7 @@ func (env *Env) askHeld(ctx context.Context, command string, held []*stage.Chang
 		}
 		fmt.Fprintf(&b, "  %s %s%s: %s\n", c.Op, sandbox.Visible(c.Path), linkNote(c), c.Why)
 	}
-	ans, ok := env.approvals.ask(ctx, &ApprovalRequest{Tool: "run_command", Risk: RiskExecute, Subject: command,
+	ans, ok := env.Call.Ask(ctx, &ApprovalRequest{Tool: "run_command", Risk: RiskExecute, Subject: command,
 		Preview: b.String(), Reason: "stage.held", Control: true, Warning: StageWarning})
 	return ok && (ans.Answer == AnswerApprove || ans.Answer == AnswerAlways)
 }

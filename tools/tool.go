@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"time"
 
 	"github.com/agentls/agentls/sandbox/exec"
@@ -24,7 +25,8 @@ const (
 	RiskNone    Risk = "none"    // touches nothing outside the run (findings, questions)
 )
 
-// Tool is one callable tool. The Runner validates arguments against Schema
+// Tool is one callable tool, built by [New] from a typed handler or by
+// hand (MCP tools). The [Gateway] validates arguments against Schema
 // before Run sees them, so Run may decode them without re-checking shape.
 type Tool struct {
 	Name        string          // snake_case, [a-z0-9_], at most 64 bytes
@@ -42,13 +44,15 @@ type Tool struct {
 	// Run executes the call. Tool failures are returned as a Result with
 	// IsError set; a non-nil error means infrastructure failure.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+
+	args reflect.Type // the argument type of a tool made by [New]
 }
 
 // Env is what a tool may use while running, shared by every call of a run.
 // A nil interface means the capability is absent in this run and the tool
-// reports that as a tool error. The [Gateway] hands each call a copy that
-// also holds the run's approvals and whether the policy allowed the call
-// outright; tools read those through the copy, never through the context.
+// reports that as a tool error. The [Gateway] hands each call a copy whose
+// [Env.Call] says what it decided about that call; tools read it through
+// the copy, never through the context.
 type Env struct {
 	// Root is the absolute workspace root with symlinks resolved.
 	Root string
@@ -80,17 +84,10 @@ type Env struct {
 	// changes (S9); nil keeps nothing.
 	Checkpoint Checkpoint
 
-	// Set by the Runner on the copy it gives one call.
-	approvals   *approvals // the run's questions to the user; nil outside a Runner
-	preapproved bool       // the policy allowed this write outright
-	control     bool       // the verdict marked a control file (E15)
-	// userApproved: the user answered yes to this very call (not a
-	// policy allow, not an earlier "always"); run_command may then write
-	// the control files (exec.Spec.UserApproved).
-	userApproved bool
-	// sessionApproved: an earlier "always" of the user's covers this
-	// call; a staged command's git data lands as after an approval.
-	sessionApproved bool
+	// Call is what the gateway decided about the one call this copy of
+	// the environment is for ([Gateway.Call] sets it). Outside a gateway,
+	// and in a check, it is the zero Call: nothing approved, nobody to ask.
+	Call Call
 }
 
 // Limits are the policy file's settings for what tools may reach while
@@ -109,6 +106,9 @@ type Limits struct {
 	// CommandNetwork lets run_command use the network.
 	CommandNetwork bool
 }
+
+// DefaultCommandTimeout caps run_command when the policy sets no cap.
+const DefaultCommandTimeout = 120 * time.Second
 
 // Workspace reads workspace files as the user sees them.
 //
@@ -195,7 +195,7 @@ type Result struct {
 	ProposedSHA256 string `json:"-"`
 	AppliedSHA256  string `json:"-"`
 	// Subject is what the call acted on, as its approval shows it (the
-	// command line, the path, the URL), set by [Runner.Call] for the
+	// command line, the path, the URL), set by [Gateway.Call] for the
 	// editor's run view (E16). Never logged, never sent to the model.
 	Subject string `json:"-"`
 	// ExitCode is a command's exit status (run_command); nil for the

@@ -6,7 +6,7 @@ import (
 )
 
 func writeFileTool() *Tool {
-	return &Tool{
+	return New(Tool{
 		Name:        "write_file",
 		Description: description("write_file"),
 		Risk:        RiskWrite,
@@ -19,18 +19,15 @@ func writeFileTool() *Tool {
 		"content": {"type": "string", "maxLength": 1048576}
 	}
 }`),
-		Run: runWriteFile,
-	}
+	}, checkWriteFile, runWriteFile)
 }
 
-func runWriteFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
-	if f := decodeArgs(raw, &a); f != nil {
-		return f.Result(), nil
-	}
+type writeFileArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func runWriteFile(ctx context.Context, env *Env, a *writeFileArgs) (Result, error) {
 	if env.Edits == nil {
 		return Fail(CodeUnavailable, "", "file changes are not available in this run", ""), nil
 	}
@@ -51,7 +48,7 @@ func runWriteFile(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	if f != nil {
 		return f.Result(), nil
 	}
-	if exists && env.Reads.stale(rel, old) {
+	if exists && env.Reads.Stale(rel, old) {
 		return staleResult(rel), nil
 	}
 	if exists && string(old) == a.Content {

@@ -1,0 +1,16 @@
+package tools
+
+import (
+	"context"
+)
+
+// checkCalculator allows arithmetic, which touches nothing. A bad
+// expression is the model's to fix, refused with the field (T11) by the
+// check already, so vet says what a run does (T18; issue 22 item 9).
+func checkCalculator(_ context.Context, _ *Env, a *calculatorArgs) (*Verdict, error) {
+	if _, err := Calculate(a.Expression); err != nil {
+		return &Verdict{Decision: Deny, Code: CodeInvalidArgs, Field: "expression", Rule: "calc.not_arithmetic",
+			Reason: err.Error(), Subject: a.Expression, Recovery: calcRecovery}, nil
+	}
+	return &Verdict{Decision: Allow, Rule: "calc.arithmetic", Subject: a.Expression}, nil
+}

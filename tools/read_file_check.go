@@ -1,0 +1,11 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+)
+
+// checkReadFile is read_file's static policy step: reads its path: content, so a secret-looking file is asked about.
+func checkReadFile(_ context.Context, env *Env, a *readFileArgs) (*Verdict, error) {
+	return checkPath(env, "path", cmp.Or(a.Path, "."), accessRead), nil
+}
