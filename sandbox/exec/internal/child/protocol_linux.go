@@ -98,8 +98,9 @@ type Spec struct {
 	DiskDirs []string `json:"diskDirs,omitempty"`
 }
 
-// Status is init's report to the server's Runner.Run: one with Started once the
-// shell runs (signals reach it from then on), then the final one.
+// Status is init's report to the server's Runner.Run: one with Started
+// once the shell runs (signals reach it from then on), then the final
+// one.
 type Status struct {
 	Started bool `json:"started,omitempty"`
 	PID1    bool `json:"pid1,omitempty"` // probe: the helper is PID 1
