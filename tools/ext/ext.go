@@ -77,17 +77,30 @@ func Start(ctx context.Context, o *Options) *Extensions {
 		o.Logger.Warn("Configuration key ignored", slog.String("why", w))
 	}
 	entries := projectEntries(o.Root, project)
-	var trusted []Entry
-	var untrusted []pinnedEntry
+	trusted := x.resolveTrust(ctx, o, entries)
+	// What runs is checked again before each run: a hook's script, or a
+	// server's files at its restart, may change after this start (A18).
+	trustedHash := map[string]bool{}
+	for _, e := range trusted {
+		trustedHash[e.Kind+"\x00"+e.Hash] = true
+	}
+	x.startHooks(o, user, trustedHooks(entries, trustedHash), trustedHash)
+	if !o.NoMCP {
+		x.startServers(ctx, o, user, project, trusted)
+	}
+	return x
+}
+
+// resolveTrust sorts the project's entries into those the user trusts as
+// they are now — asking through o.Ask about the others when it can — and
+// the rest, which are kept in x.Untrusted with a warning each.
+func (x *Extensions) resolveTrust(ctx context.Context, o *Options, entries []pinnedEntry) (trusted []Entry) {
 	for _, e := range entries {
 		if t, ok := o.Trust.Trusted(o.Root, e.Entry); ok {
 			trusted = append(trusted, t)
 		} else {
-			untrusted = append(untrusted, e)
+			x.Untrusted = append(x.Untrusted, e.Entry)
 		}
-	}
-	for _, e := range untrusted {
-		x.Untrusted = append(x.Untrusted, e.Entry)
 	}
 	if len(x.Untrusted) > 0 && o.Ask != nil && askTrust(ctx, o, x.Untrusted) {
 		if err := o.Trust.Trust(o.Root, x.Untrusted...); err != nil {
@@ -114,13 +127,12 @@ func Start(ctx context.Context, o *Options) *Extensions {
 		}
 		x.warn(o.Logger, fmt.Sprintf("project %s %s not started: %s", e.Kind, e.Name, why))
 	}
-	// What runs is checked again before each run: a hook's script, or a
-	// server's files at its restart, may change after this start (A18).
-	trustedHash := map[string]bool{}
-	for _, e := range trusted {
-		trustedHash[e.Kind+"\x00"+e.Hash] = true
-	}
-	projectHooks := trustedHooks(entries, trustedHash)
+	return trusted
+}
+
+// startHooks loads the user's hooks and the trusted project's, each
+// project hook checked against its trust again before it runs.
+func (x *Extensions) startHooks(o *Options, user *Config, projectHooks hooks.Config, trustedHash map[string]bool) {
 	x.runs = append(hookRuns(o.Root, user.Hooks), hookRuns(o.Root, projectHooks)...)
 	x.hooks = hooks.New(&hooks.Options{User: user.Hooks, Project: projectHooks, Environ: o.Environ,
 		Logger: o.Logger, Verify: func(ev hooks.Event, g *hooks.Group, c *hooks.Command) error {
@@ -130,9 +142,13 @@ func Start(ctx context.Context, o *Options) *Extensions {
 			return nil
 		}})
 	x.Warnings = append(x.Warnings, x.hooks.Warnings()...)
-	if o.NoMCP {
-		return x
-	}
+}
+
+// startServers starts the user's MCP servers and the trusted project's
+// (a project server never shadows a user's of its name, B6); a project
+// server's command and tool definitions are checked against its trust at
+// each start.
+func (x *Extensions) startServers(ctx context.Context, o *Options, user, project *Config, trusted []Entry) {
 	servers := maps.Clone(user.MCPServers)
 	if servers == nil {
 		servers = map[string]mcp.ServerConfig{}
@@ -177,7 +193,6 @@ func Start(ctx context.Context, o *Options) *Extensions {
 			}
 			return pinTools(ctx, o, e, toolsHash)
 		}})
-	return x
 }
 
 func status(s *Store, root string, e Entry) Status {
