@@ -20,13 +20,13 @@
 //     continued with its sessionId; commands on one session take their
 //     place in line on the read loop, in wire order (session_order.go),
 //     and run one after the other (session.go); before a change is
-//     proposed its old content is kept (checkpoint.go), and agentls.revert
+//     proposed its old content is kept (propose_checkpoint.go), and agentls.revert
 //     proposes the restore like any other change (revert.go);
 //   - translating a run into LSP: edit proposals into workspace/applyEdit
-//     with one annotated edit per hunk (edits.go, apply_edit.go, verify.go),
+//     with one annotated edit per hunk (propose.go, propose_apply.go, propose_verify.go),
 //     refused as stale whenever the file is no longer what the model read,
 //     and confirmed by a question first for clients not known to show
-//     annotated edits (edit_guard.go, client_trust.go, E14, T17),
+//     annotated edits (propose_guard.go, client_trust.go, E14, T17),
 //     questions into window/showMessageRequest (approver.go, confirm.go),
 //     findings into textDocument/publishDiagnostics (diagnostics.go), the
 //     run's events into $/progress and window/logMessage (progress.go);

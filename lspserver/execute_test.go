@@ -508,7 +508,7 @@ func TestServer_E6_RefusedTrailingDeletion(t *testing.T) {
 	}
 	r := h.editResult("e1")
 	if !r.Applied || len(r.Hunks) != 2 || !r.Hunks[0].Applied || r.Hunks[1].Applied || res.Edits.Applied != 1 {
-		skipBug(t, "hunks.go landed() takes a refused trailing deletion (repl \"\") as applied, fails the final check, "+
+		skipBug(t, "propose_hunks.go landed() takes a refused trailing deletion (repl \"\") as applied, fails the final check, "+
 			"and verify reports the partly applied edit as not applied")
 		t.Errorf("tool result %+v, edits %+v; want applied with hunk 0 applied and hunk 1 refused", r, res.Edits)
 	}

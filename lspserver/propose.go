@@ -73,7 +73,7 @@ func (p *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 // question is open, right before the edit is sent, and — when the editor
 // refuses the edit — afterwards; otherwise the change is refused as stale
 // with the new content's hash (T17, E14). What landed is compared with the
-// proposal hunk by hunk (verify.go).
+// proposal hunk by hunk (propose_verify.go).
 func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
 	s := p.s
 	if rel, err := sandbox.ResolvePath(s.root, ch.Path); err != nil || rel != ch.Path {

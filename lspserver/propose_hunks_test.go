@@ -88,7 +88,7 @@ func TestHunks_E6_Landed(t *testing.T) {
 // landed with a deletion hunk (repl "") next to an insertion: every
 // subset of the hunks must be recognised.
 //
-// BUG (hunks.go, landed): the loop picks "applied" whenever h.repl is a
+// BUG (propose_hunks.go, landed): the loop picks "applied" whenever h.repl is a
 // prefix of the rest of got, without backtracking. A deletion hunk's repl
 // is "", which always matches, so a refused deletion is taken as applied
 // and the final comparison fails: ok is false although the editor shows
