@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -47,26 +44,9 @@ func runNvimHelp(t *testing.T, repo, nvim string, guarded bool) {
 	if err := os.Remove(filepath.Join(plugin, "doc", "tags")); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	result := filepath.Join(t.TempDir(), "result.json")
-	env := append(os.Environ(), "AGENTLS_TEST_RESULT="+result, "AGENTLS_TEST_PLUGIN="+plugin)
+	env := append(os.Environ(), "AGENTLS_TEST_PLUGIN="+plugin)
 	if guarded {
 		env = append(env, "AGENTLS_TEST_LOADED=1")
 	}
-	out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
-		filepath.Join(plugin, "test", "help.lua")), t.TempDir(), env)
-	var res struct {
-		OK       bool     `json:"ok"`
-		Checks   []string `json:"checks"`
-		Failures []string `json:"failures"`
-	}
-	data, rerr := os.ReadFile(result)
-	if rerr == nil {
-		rerr = json.Unmarshal(data, &res)
-	}
-	if err != nil || rerr != nil || !res.OK {
-		t.Errorf("headless nvim (help.lua): exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
-			err, rerr, strings.Join(res.Failures, "\n  "), out)
-		return
-	}
-	t.Logf("headless nvim, help:\n  %s", strings.Join(res.Checks, "\n  "))
+	runNvimScript(t, nvim, filepath.Join(plugin, "test", "help.lua"), t.TempDir(), env, "AGENTLS_TEST_RESULT")
 }

@@ -113,35 +113,12 @@ func TestE2E(t *testing.T) {
 func runNeovim(t *testing.T, repo, bin, nvim string) {
 	model := startModel(t, repo, "nvim")
 	ws := copyWorkspace(t, repo)
-	result := filepath.Join(t.TempDir(), "nvim-result.json")
 	env := append(modelEnv(t, model),
 		"AGENTLS_E2E_BIN="+bin,
 		"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
-		"AGENTLS_E2E_RESULT="+result,
 	)
-	out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
-		filepath.Join(repo, "testdata", "e2e", "nvim", "init.lua")), ws, env)
-	var res struct {
-		OK       bool     `json:"ok"`
-		Checks   []string `json:"checks"`
-		Failures []string `json:"failures"`
-		LSPLog   string   `json:"lsp_log"`
-		Prompts  []any    `json:"prompts"`
-	}
-	data, rerr := os.ReadFile(result)
-	if rerr == nil {
-		rerr = json.Unmarshal(data, &res)
-	}
-	switch {
-	case err != nil || rerr != nil || !res.OK:
-		t.Errorf("headless nvim: exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
-			err, rerr, strings.Join(res.Failures, "\n  "), out)
-		if res.LSPLog != "" {
-			t.Logf("tail of the nvim LSP log %s:\n%s", res.LSPLog, tail(res.LSPLog, 60))
-		}
+	if res, ok := runNvimScript(t, nvim, filepath.Join(repo, "testdata", "e2e", "nvim", "init.lua"), ws, env, "AGENTLS_E2E_RESULT"); !ok {
 		t.Logf("prompts answered: %v", res.Prompts)
-	default:
-		t.Logf("headless nvim:\n  %s", strings.Join(res.Checks, "\n  "))
 	}
 	reqs := modelRequests(t, model)
 	if len(reqs) > 0 {

@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/agent/llmtest"
@@ -148,27 +147,6 @@ func filesLandedWorkspace(t *testing.T) string {
 // runNvimFilesLanded runs editors/nvim/test/runs_files_landed.lua in ws.
 func runNvimFilesLanded(t *testing.T, repo, nvim, ws string, env []string) {
 	t.Helper()
-	result := filepath.Join(t.TempDir(), "result.json")
-	env = append(env, "AGENTLS_TEST_RESULT="+result, "AGENTLS_TEST_PLUGIN="+filepath.Join(repo, "editors", "nvim"))
-	out, err := runBounded(t, exec.Command(nvim, "--headless", "--clean", "-u",
-		filepath.Join(repo, "editors", "nvim", "test", "runs_files_landed.lua")), ws, env)
-	var res struct {
-		OK       bool     `json:"ok"`
-		Checks   []string `json:"checks"`
-		Failures []string `json:"failures"`
-		LSPLog   string   `json:"lsp_log"`
-	}
-	data, rerr := os.ReadFile(result)
-	if rerr == nil {
-		rerr = json.Unmarshal(data, &res)
-	}
-	if err != nil || rerr != nil || !res.OK {
-		t.Errorf("headless nvim (runs_files_landed.lua): exit %v, result file: %v\nfailed checks:\n  %s\noutput:\n%s",
-			err, rerr, strings.Join(res.Failures, "\n  "), out)
-		if res.LSPLog != "" {
-			t.Logf("tail of the nvim LSP log %s:\n%s", res.LSPLog, tail(res.LSPLog, 40))
-		}
-		return
-	}
-	t.Logf("headless nvim, run view:\n  %s", strings.Join(res.Checks, "\n  "))
+	env = append(env, "AGENTLS_TEST_PLUGIN="+filepath.Join(repo, "editors", "nvim"))
+	runNvimScript(t, nvim, filepath.Join(repo, "editors", "nvim", "test", "runs_files_landed.lua"), ws, env, "AGENTLS_TEST_RESULT")
 }
