@@ -28,13 +28,11 @@ func (c *cli) trust(ctx context.Context, name string, args []string) int {
 	}
 	root, err := resolveRoot(*rootFlag)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
-		return 1
+		return c.fail(name, err)
 	}
 	project, err := ext.LoadProject(root)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
-		return 1
+		return c.fail(name, err)
 	}
 	for _, w := range project.Warnings {
 		fmt.Fprintf(c.stderr, "agentls trust: warning: %s\n", sandbox.Visible(w))
@@ -42,8 +40,7 @@ func (c *cli) trust(ctx context.Context, name string, args []string) int {
 	store := ext.OpenStore(trustPath(c.getenv))
 	if *revoke {
 		if err := store.Revoke(root); err != nil {
-			fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
-			return 1
+			return c.fail(name, err)
 		}
 		fmt.Fprintf(c.stdout, "forgot the trust in %s\n", root)
 		return 0
@@ -53,10 +50,48 @@ func (c *cli) trust(ctx context.Context, name string, args []string) int {
 		fmt.Fprintf(c.stdout, "%s declares no hooks or MCP servers (%s, %s)\n", root, ext.ProjectHooksFile, ext.ProjectMCPFile)
 		return 0
 	}
-	// Names, commands, env values and paths come from the repository:
-	// shown with their control characters visible (T22).
+	untrusted, unpinnable := c.listTrust(store, root, entries)
+	if !*yes {
+		if len(untrusted) > 0 {
+			fmt.Fprintln(c.stdout, "These run on your machine, outside the sandbox; the trust covers their settings and the workspace files listed. Review them, then run `agentls trust --yes` to trust them.")
+		}
+		return 0
+	}
+	for _, e := range unpinnable {
+		fmt.Fprintf(c.stderr, "agentls trust: %s %s cannot be trusted: %s\n", e.Kind, sandbox.Visible(e.Name), e.Unpinnable)
+	}
+	if err := store.Trust(root, untrusted...); err != nil {
+		return c.fail(name, err)
+	}
+	c.pinServers(ctx, store, root, project)
+	fmt.Fprintf(c.stdout, "trusted %d entries of %s; any change to them or to the files they run asks again\n", len(untrusted), root)
+	if len(unpinnable) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// pinServers starts the project's servers once so their tool definitions
+// are pinned now, and shows them.
+func (c *cli) pinServers(ctx context.Context, store *ext.Store, root string, project *ext.Config) {
 	v := sandbox.Visible
-	var untrusted, unpinnable []ext.Entry
+	x := ext.Start(ctx, &ext.Options{Root: root, Project: project, Trust: store, Logger: warnLogger(c.stderr, false)})
+	defer x.Close()
+	for _, s := range x.Servers() {
+		fmt.Fprintf(c.stdout, "mcp %s: %s, %d tools pinned %s\n", v(s.Name), s.State, len(s.Tools), v(s.Why))
+		for _, t := range s.Tools {
+			fmt.Fprintf(c.stdout, "  %s: %s\n", v(t.Name), v(t.Description))
+		}
+	}
+}
+
+// listTrust prints each entry with what its trust covers and whether the
+// user trusts it as it is now, and returns those the user does not trust
+// and those that cannot be pinned. Names, commands, env values and paths
+// come from the repository: shown with their control characters visible
+// (T22).
+func (c *cli) listTrust(store *ext.Store, root string, entries []ext.Entry) (untrusted, unpinnable []ext.Entry) {
+	v := sandbox.Visible
 	for _, e := range entries {
 		_, st := store.Lookup(root, e)
 		state := "trusted"
@@ -84,33 +119,5 @@ func (c *cli) trust(ctx context.Context, name string, args []string) int {
 			fmt.Fprintf(c.stdout, "  runs %s\n", v(f))
 		}
 	}
-	if !*yes {
-		if len(untrusted) > 0 {
-			fmt.Fprintln(c.stdout, "These run on your machine, outside the sandbox; the trust covers their settings and the workspace files listed. Review them, then run `agentls trust --yes` to trust them.")
-		}
-		return 0
-	}
-	for _, e := range unpinnable {
-		fmt.Fprintf(c.stderr, "agentls trust: %s %s cannot be trusted: %s\n", e.Kind, v(e.Name), e.Unpinnable)
-	}
-	if err := store.Trust(root, untrusted...); err != nil {
-		fmt.Fprintf(c.stderr, "agentls trust: %v\n", err)
-		return 1
-	}
-	// Start the project's servers once so their tool definitions are
-	// pinned now, and show them.
-	o := &ext.Options{Root: root, Project: project, Trust: store, Logger: warnLogger(c.stderr, false)}
-	x := ext.Start(ctx, o)
-	defer x.Close()
-	for _, s := range x.Servers() {
-		fmt.Fprintf(c.stdout, "mcp %s: %s, %d tools pinned %s\n", v(s.Name), s.State, len(s.Tools), v(s.Why))
-		for _, t := range s.Tools {
-			fmt.Fprintf(c.stdout, "  %s: %s\n", v(t.Name), v(t.Description))
-		}
-	}
-	fmt.Fprintf(c.stdout, "trusted %d entries of %s; any change to them or to the files they run asks again\n", len(untrusted), root)
-	if len(unpinnable) > 0 {
-		return 1
-	}
-	return 0
+	return untrusted, unpinnable
 }
