@@ -56,22 +56,6 @@ func (s *Server) closeExtensions() {
 	}
 }
 
-// equipExtensions adds the hooks to a run's gateway options and, when
-// its mode offers them, the MCP tools.
-func (r *run) equipExtensions(o *tools.GatewayOptions) {
-	if r.ext == nil {
-		return
-	}
-	o.Hooks = r.ext.Hooks()
-	if !r.mode.MCP() {
-		return
-	}
-	for _, t := range r.ext.Tools() {
-		o.Tools = append(o.Tools, t)
-		o.Allowed = append(o.Allowed, t.Name)
-	}
-}
-
 // problems is what extensions that found problems while loading offer
 // ([Extensions] may implement it): entries skipped, unknown keys.
 type problems interface{ Problems() []string }

@@ -15,7 +15,6 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/lspserver/command"
-	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -56,33 +55,21 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	if _, err := sess.RevertTarget(n); err != nil {
 		return nil, revertError(err)
 	}
-	policy, err := s.runPolicy(ctx)
+	r, err := s.newRun(ctx, runRequest{sess: sess, revert: n})
 	if err != nil {
 		return nil, err
 	}
-	root, err := sandbox.OpenRoot(s.root)
-	if err != nil {
-		return nil, failf(ReasonInternal, "cannot open the workspace")
-	}
-	defer root.Close()
-	ws := &workspace{s: s, root: root}
-	prop := &proposer{s: s, ws: ws, counts: &editCounts{}, timeout: policy.QuestionTimeout()}
-	sr, err := sess.BeginRevert(ctx, n)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, failf(ReasonInternal, err.Error())
-	}
+	defer r.close()
 	// Look again now that it is our turn: a run queued before us may have
 	// reverted it, or changed it.
 	target, err := sess.RevertTarget(n)
 	if err != nil {
-		sr.End(agent.StatusFailed, 0, err.Error())
+		r.end(&agent.Outcome{Status: agent.StatusFailed, Summary: err.Error()})
 		return nil, revertError(err)
 	}
-	log := s.log.With(slog.String("session", sess.ID), slog.String("run", sr.ID), slog.String("reverts", target.ID))
-	k := &keeper{s: s, prop: prop, ws: ws, run: sr, log: log}
+	log := r.log.With(slog.String("reverts", target.ID))
+	sr, prop := r.srun, r.prop
+	k := &keeper{s: s, prop: prop, ws: r.ws, run: sr, log: log}
 	res := &command.RevertResult{SessionID: sess.ID, RunID: sr.ID, Reverted: target.ID,
 		Restored: []string{}, Stale: []command.RevertedFile{}, Failed: []command.RevertedFile{}}
 	for _, c := range target.Changes {
@@ -111,7 +98,7 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	if n := refusedCount(res.Failed); n > 0 {
 		summary += fmt.Sprintf(" (%d refused and left untouched: a symlink, a control path or an unsafe file on the way)", n)
 	}
-	sr.End(status, 0, summary)
+	r.end(&agent.Outcome{Status: status, Summary: summary})
 	log.Info("Run reverted", slog.Int("restored", len(res.Restored)), slog.Int("stale", len(res.Stale)), slog.Int("failed", len(res.Failed)))
 	return res, nil
 }

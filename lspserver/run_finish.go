@@ -13,16 +13,17 @@ import (
 	"github.com/agentls/agentls/tools"
 )
 
-// finishRun turns the outcome into the command result: a run that reports
+// finish turns the outcome into the command result: a run that reports
 // findings publishes them as diagnostics, and a run that proposed edits
 // gets them onto the disk (or says which are not yet). ctx is the
-// request's context, rctx the run's.
-func (s *Server) finishRun(ctx, rctx context.Context, r *run, out *agent.Outcome) *command.Result {
+// request's context.
+func (r *run) finish(ctx context.Context, out *agent.Outcome) *command.Result {
+	s := r.s
 	res := &command.Result{SessionID: r.id, RunID: r.runID, Status: command.Status(out.Status), Summary: boundSummary(out.Summary, r.log),
 		Steps: wireSteps(out.Steps), Incomplete: out.Incomplete}
 	if r.mode.Findings() {
 		if out.Status == agent.StatusDone {
-			s.fallbackFindings(rctx, r.sink, out.Summary, r.log)
+			s.fallbackFindings(r.ctx, r.sink, out.Summary, r.log)
 		}
 		r.sink.publish(ctx)
 		for _, f := range r.sink.all() {

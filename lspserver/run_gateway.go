@@ -7,12 +7,15 @@ import (
 	"github.com/agentls/agentls/tools"
 )
 
-// equip gives the run its gateway: the tools its mode offers, over the
+// gateway gives the run its gateway: the tools its mode offers, over the
 // run's workspace, findings and (unless the mode is read-only) edit
-// proposals, under its policy and the user's approvals. A mode that starts
-// sub-agents also gets the agent tool, built with this run's options as
-// its parent, and sub-agents get a subset of this gateway.
-func (s *Server) equip(r *run) error {
+// proposals, under its policy and the user's approvals, with the hooks of
+// the connection's extensions and, when the mode offers them, their MCP
+// tools. A mode that starts sub-agents also gets the agent tool, built
+// from this run's options as its parent: they are complete but for the
+// gateway itself, set right after, and sub-agents get a subset of it.
+func (r *run) gateway() error {
+	s := r.s
 	o := &tools.GatewayOptions{
 		Root: s.root, Workspace: r.ws, Findings: r.sink, Reads: tools.NewReadTracker(), Exec: s.opts.Exec,
 		Policy: r.policy, Approver: approver{s}, Allowances: s.allow, Audit: s.opts.Audit,
@@ -26,10 +29,7 @@ func (s *Server) equip(r *run) error {
 	if r.mode.SubAgents() && s.subAgents {
 		o.Tools = []*tools.Tool{agent.SubAgentTool(r.opts, nil)}
 	}
-	r.equipExtensions(o)
-	if r.ext != nil {
-		o.Protected = tools.NamedPaths(s.root, r.ext.Runs())
-	}
+	r.extensionTools(o)
 	if r.srun != nil && !r.mode.ReadOnly() {
 		o.Checkpoint = commandCheckpoint{r.srun} // what commands change is revertable (S9)
 	}
@@ -41,6 +41,23 @@ func (s *Server) equip(r *run) error {
 	r.opts.Tools = gw
 	r.opts.NewRunner = func(allowed []string) agent.ToolRunner { return gw.Subset(allowed) }
 	return nil
+}
+
+// extensionTools adds the hooks to a run's gateway options, protects what
+// the extensions run, and, when its mode offers them, adds the MCP tools.
+func (r *run) extensionTools(o *tools.GatewayOptions) {
+	if r.ext == nil {
+		return
+	}
+	o.Hooks = r.ext.Hooks()
+	o.Protected = tools.NamedPaths(r.s.root, r.ext.Runs())
+	if !r.mode.MCP() {
+		return
+	}
+	for _, t := range r.ext.Tools() {
+		o.Tools = append(o.Tools, t)
+		o.Allowed = append(o.Allowed, t.Name)
+	}
 }
 
 // conditions are the facts of r that decide which of its mode's tools can

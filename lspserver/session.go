@@ -52,45 +52,6 @@ func (s *Server) findSession(ctx context.Context, id string) (*session.Session, 
 	return sess, nil
 }
 
-// beginSession makes r a run of sess (a new session when nil): it waits
-// for the session's earlier runs to end, then gives the run the session's
-// conversation as history and the session as its journal. The caller ends
-// the returned run with [endSession].
-func (s *Server) beginSession(ctx context.Context, r *run, sess *session.Session, instruction string) (*session.Run, error) {
-	if sess == nil {
-		var err error
-		if sess, err = s.sessions(ctx).New(); err != nil {
-			s.log.Warn("No session", slog.String("err", err.Error()))
-			return nil, failf(ReasonInternal, "cannot start a session: "+err.Error())
-		}
-	}
-	sr, err := beginRun(ctx, sess, r.mode, instruction)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, failf(ReasonInternal, err.Error())
-	}
-	r.id, r.runID, r.srun = sess.ID, sr.ID, sr
-	r.log = r.log.With(slog.String("session", sess.ID), slog.String("run", sr.ID))
-	r.opts.Logger = r.log
-	r.opts.History = sr.History()
-	r.opts.Journal = sr
-	if n := len(r.opts.History); n > 0 {
-		r.log.Info("Session continued", slog.Int("messages", n))
-	}
-	return sr, nil
-}
-
-// endSession records the end of the run in its session.
-func endSession(sr *session.Run, out *agent.Outcome) {
-	if out == nil {
-		sr.End(agent.StatusFailed, 0, "the run did not start")
-		return
-	}
-	sr.End(out.Status, out.Turns, out.Summary)
-}
-
 // instructionFor is the instruction of a command: its own, or the mode's
 // default, or, for an execute that continues a session, "carry out the
 // plan above" (A16: execute this plan).

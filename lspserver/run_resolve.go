@@ -3,73 +3,16 @@ package lspserver
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
-
-// run is one plan, review or execute command, resolved once at its start
-// and passed down: what it is about, the policy it runs under, and the
-// per-run pieces its tools report to. opts is what the agent loop gets;
-// [Server.equip] adds the gateway and runAgent the progress reporter.
-type run struct {
-	id     string // the session's ID, set by [Server.beginSession]
-	runID  string // the run's ID in its session
-	srun   *session.Run
-	mode   agent.Mode
-	rel    string // the target, workspace-relative; "." for the root
-	policy *tools.Policy
-	ws     *workspace // reads through the run's os.Root; close releases it
-	log    *slog.Logger
-	counts *editCounts
-	sink   *findingSink
-	prop   *proposer
-	opts   *agent.RunOptions
-	ext    Extensions // the connection's hooks and MCP servers; nil: none
-}
-
-// prepareRun resolves a command into a run: its target, workspace, task,
-// policy and model. Each failure is the command's wire error.
-func (s *Server) prepareRun(ctx context.Context, mode agent.Mode, a *command.Args) (*run, error) {
-	rel, err := s.resolveTarget(a.URI)
-	if err != nil {
-		return nil, err
-	}
-	root, err := sandbox.OpenRoot(s.root)
-	if err != nil {
-		return nil, failf(ReasonInternal, "cannot open the workspace")
-	}
-	r := &run{mode: mode, rel: rel, ws: &workspace{s: s, root: root}, counts: &editCounts{}}
-	task, err := s.task(ctx, r.ws, rel, a)
-	if err == nil {
-		r.policy, err = s.runPolicy(ctx)
-	}
-	var model agent.Model
-	if err == nil {
-		model, err = s.runModel()
-	}
-	if err != nil {
-		r.close()
-		return nil, err
-	}
-	r.log = s.log.With(slog.String("mode", mode.String()))
-	r.sink = &findingSink{s: s, ws: r.ws}
-	r.prop = &proposer{s: s, ws: r.ws, counts: r.counts, timeout: r.policy.QuestionTimeout()}
-	r.opts = &agent.RunOptions{Model: model, Mode: mode, Task: task, Logger: r.log, ReadRef: r.readRef,
-		MaxTurns: s.opts.MaxTurns, ContextTokens: s.opts.ContextTokens, Strict: s.opts.Strict}
-	return r, nil
-}
-
-// close releases the run's workspace root.
-func (r *run) close() { r.ws.root.Close() }
 
 // readRef reads a file named by an @path reference in the instruction
 // (A12), through the workspace, so open buffers win.
