@@ -24,7 +24,7 @@ func (s *Server) watchAudit() {
 	})
 }
 
-// auditSummary logs how many audit records were lost in the session.
+// auditSummary logs how many audit records were lost on this connection.
 func (s *Server) auditSummary() {
 	if n, err := s.opts.Audit.Health(); n > 0 {
 		s.log.Warn("Audit records lost", slog.Int("records", n), slog.String("last_err", err.Error()))

@@ -59,6 +59,6 @@
 // `agentls plan|review|exec|demo`), watch (the recursive, bounded fsnotify
 // watch; the only importer of fsnotify) and lsptest (a fake editor for
 // tests).
-// The transcript tests in testdata/sessions pin whole sessions, message by
+// The transcript tests in testdata/transcripts pin whole connections, message by
 // message.
 package lspserver

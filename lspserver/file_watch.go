@@ -50,16 +50,16 @@ func (s *Server) startWatch(root string) {
 		})
 		if err != nil {
 			s.log.Warn("No file watch", slog.String("err", err.Error()))
-			s.logMessage(s.life, protocol.MessageTypeWarning, "agentls: cannot watch the workspace ("+err.Error()+
+			s.logMessage(s.connCtx, protocol.MessageTypeWarning, "agentls: cannot watch the workspace ("+err.Error()+
 				"); changes are still checked right before each edit is sent")
 			return
 		}
 		s.log.Debug("Watching the workspace", slog.Int("dirs", w.Dirs()), slog.Bool("full", w.Full()))
 		if w.Full() {
-			s.logMessage(s.life, protocol.MessageTypeWarning, fmt.Sprintf("agentls: the file watch covers %d directories of the workspace, not all; "+
+			s.logMessage(s.connCtx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: the file watch covers %d directories of the workspace, not all; "+
 				"changes elsewhere are still checked right before each edit is sent", w.Dirs()))
 		}
-		<-s.life.Done()
+		<-s.connCtx.Done()
 		_ = w.Close()
 	})
 }
@@ -122,10 +122,12 @@ const watchedFilesRegistration = `{"watchers":[{"globPattern":"**/*"}]}`
 // client's file events where it offers dynamic registration. Both run in
 // the background: a notification must never wait on the client.
 func (s *Server) initialized() {
-	s.initOnce.Do(s.startSession)
+	s.initOnce.Do(s.startBackground)
 }
 
-func (s *Server) startSession() {
+// startBackground starts the connection's background work: the policy
+// reloads and, where the client offers it, the file-event registration.
+func (s *Server) startBackground() {
 	s.mu.Lock()
 	dynamic := s.caps.watchedFilesDynamic
 	s.mu.Unlock()
@@ -134,7 +136,7 @@ func (s *Server) startSession() {
 		return
 	}
 	s.bg.Go(func() {
-		ctx, cancel := context.WithTimeout(s.life, 30*time.Second)
+		ctx, cancel := context.WithTimeout(s.connCtx, 30*time.Second)
 		defer cancel()
 		params := &protocol.RegistrationParams{Registrations: []protocol.Registration{{
 			ID: "agentls.watchedFiles", Method: "workspace/didChangeWatchedFiles",

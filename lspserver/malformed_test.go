@@ -10,7 +10,7 @@ import (
 	"github.com/agentls/agentls/lspserver/lsptest"
 )
 
-// E1: malformed headers never end the session. Each is refused with a
+// E1: malformed headers never end the connection. Each is refused with a
 // reason in window/logMessage, and the next request is answered. Before,
 // the first of them made Serve return and `agentls serve` exit 1, with
 // no word to the client.
@@ -53,7 +53,7 @@ func TestServer_E1_MalformedHeadersKeepSession(t *testing.T) {
 }
 
 // E11: a call whose method is not valid UTF-8 gets an error under its own
-// id, and the session goes on.
+// id, and the connection goes on.
 func TestServer_E11_InvalidUTF8MethodAnsweredUnderID(t *testing.T) {
 	h := start(t, setup{})
 	if err := h.c.WriteFrame(h.ctx(), []byte("{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"work\xffspace/x\"}")); err != nil {

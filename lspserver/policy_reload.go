@@ -80,18 +80,18 @@ func (s *Server) policyChanged() {
 	}
 }
 
-// reloadPolicies serves policyChanged until the session ends: the first
+// reloadPolicies serves policyChanged until the connection ends: the first
 // load at initialized, then one load per burst of changes.
 func (s *Server) reloadPolicies() {
-	s.reloadPolicy(s.life)
+	s.reloadPolicy(s.connCtx)
 	for {
 		select {
-		case <-s.life.Done():
+		case <-s.connCtx.Done():
 			return
 		case <-s.policy.kick:
 		}
 		select {
-		case <-s.life.Done():
+		case <-s.connCtx.Done():
 			return
 		case <-time.After(policyDebounce):
 		}
@@ -99,6 +99,6 @@ func (s *Server) reloadPolicies() {
 		case <-s.policy.kick: // changes during the wait are covered by this load
 		default:
 		}
-		s.reloadPolicy(s.life)
+		s.reloadPolicy(s.connCtx)
 	}
 }

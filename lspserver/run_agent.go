@@ -8,7 +8,7 @@ import (
 	"github.com/agentls/agentls/lspserver/command"
 )
 
-// runState is one running agent session.
+// runState is one running run, under its session's ID.
 type runState struct {
 	id     string
 	cancel context.CancelFunc

@@ -77,8 +77,8 @@ var ErrExitWithoutShutdown = errors.New("exit without shutdown")
 // An exit that did not follow shutdown is [ErrExitWithoutShutdown].
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s := newServer(opts)
-	var stopLife context.CancelFunc
-	s.life, stopLife = context.WithCancel(context.WithoutCancel(ctx))
+	var stopConn context.CancelFunc
+	s.connCtx, stopConn = context.WithCancel(context.WithoutCancel(ctx))
 	lost := make(chan struct{})
 	conn := transport.NewConn(transport.WatchRead(rwc, func() { close(lost) }),
 		&transport.Options{Refused: s.badMessage, Waiting: s.awaiting, Replied: s.replied})
@@ -93,7 +93,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts *Options) error {
 	s.exit()
 	s.stopRuns()
 	s.drain(5 * time.Second)
-	stopLife()
+	stopConn()
 	s.bg.Wait()
 	defer s.closeExtensions()
 	s.auditSummary()
@@ -123,7 +123,7 @@ func (s *Server) badMessage(reason string) {
 	}
 }
 
-// exitErr is err, or ErrExitWithoutShutdown when the session ended that way.
+// exitErr is err, or ErrExitWithoutShutdown when the connection ended that way.
 func (s *Server) exitErr(err error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -145,15 +145,15 @@ type Server struct {
 	allow     *tools.Allowances // "always allow" answers of this connection
 	ext       extensions        // hooks and MCP servers, started at the first run
 	policy    policyState
-	// life is the session: cancelled when Serve returns, which then waits
-	// for bg, the session's background work (the file watch, policy
-	// reloads, registrations, the sweep of stale temp files).
-	life context.Context
-	bg   sync.WaitGroup
+	// connCtx is the connection's lifetime: cancelled when Serve returns,
+	// which then waits for bg, the connection's background work (the file
+	// watch, policy reloads, registrations, the sweep of stale temp files).
+	connCtx context.Context
+	bg      sync.WaitGroup
 
 	exited   chan struct{}
 	exitOnce sync.Once
-	initOnce sync.Once // initialized starts the session's background work once
+	initOnce sync.Once // initialized starts the connection's background work once
 
 	started time.Time // when the server was made: files older are not ours in progress
 
@@ -217,7 +217,7 @@ func newServer(opts *Options) *Server {
 		unanswered: make(map[jsonrpc2.ID]bool),
 		diagURIs:   make(map[uri.URI]bool),
 		policy:     policyState{kick: make(chan struct{}, 1)},
-		life:       context.Background(),
+		connCtx:    context.Background(),
 		started:    time.Now(),
 	}
 	if opts != nil {

@@ -24,7 +24,7 @@ func (s *Server) cleanTemps(root string) {
 			return
 		}
 		defer r.Close()
-		removed, err := r.RemoveStaleTemps(s.life, s.started, staleWalkLimit)
+		removed, err := r.RemoveStaleTemps(s.connCtx, s.started, staleWalkLimit)
 		for _, p := range removed {
 			s.log.Info("Removed a stale temporary file of agentls", slog.String("path", p))
 		}

@@ -32,9 +32,9 @@ import (
 	"github.com/agentls/agentls/tools"
 )
 
-var update = flag.Bool("update", false, "rewrite the -- server -- section of testdata/sessions/*.txtar")
+var update = flag.Bool("update", false, "rewrite the -- server -- section of testdata/transcripts/*.txtar")
 
-// TestTranscripts runs the LSP sessions in testdata/sessions (STYLE.md §8).
+// TestTranscripts runs the LSP transcripts in testdata/transcripts (STYLE.md §8).
 // Each archive holds:
 //
 //   - a comment saying what it pins, with requirement IDs (required);
@@ -66,12 +66,12 @@ var update = flag.Bool("update", false, "rewrite the -- server -- section of tes
 // sorted keys; the workspace directory reads $WORK and session IDs read
 // $SESSION1, $SESSION2, ….
 func TestTranscripts(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "sessions", "*.txtar"))
+	paths, err := filepath.Glob(filepath.Join("testdata", "transcripts", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(paths) == 0 {
-		t.Fatal("no transcripts in testdata/sessions")
+		t.Fatal("no transcripts in testdata/transcripts")
 	}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {

@@ -55,7 +55,7 @@ type Options struct {
 // server's RequestFailed, bad arguments) or the connection broke.
 func Run(ctx context.Context, o *Options) (*command.Result, error) {
 	var res command.Result
-	err := session(ctx, o, func(c *client) error {
+	err := connect(ctx, o, func(c *client) error {
 		r, err := c.execute(ctx)
 		if r != nil {
 			res = *r
@@ -68,9 +68,9 @@ func Run(ctx context.Context, o *Options) (*command.Result, error) {
 	return &res, nil
 }
 
-// session starts the server in-process, initializes it, runs do and shuts
-// the server down.
-func session(ctx context.Context, o *Options, do func(c *client) error) error {
+// connect starts the server in-process, connects to it, initializes it,
+// runs do and shuts the server down.
+func connect(ctx context.Context, o *Options, do func(c *client) error) error {
 	c, err := newClient(o)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 // returns the exit code: 0 when every file was restored, 1 otherwise.
 func Revert(ctx context.Context, o *Options, a *command.RevertArgs) int {
 	var res command.RevertResult
-	err := session(ctx, o, func(c *client) error {
+	err := connect(ctx, o, func(c *client) error {
 		raw, err := json.Marshal(a)
 		if err != nil {
 			return err

@@ -8,7 +8,7 @@
 //
 // It follows gopls's fake editor (ClientHooks, SetApplyEditHandler) and
 // net/http/httptest (Close waits for the server): a test configures
-// handlers, drives the session and inspects the log; it never mocks the
+// handlers, drives the connection and inspects the log; it never mocks the
 // server. It is imported only from tests.
 //
 // The client's own calls use string IDs ("lsptest-1", "lsptest-2", …) that
@@ -109,7 +109,7 @@ type Client struct {
 }
 
 // New starts the server with opts.Server over a pipe and connects a client
-// to it. It does not initialize the session (see [Client.Initialize]). The
+// to it. It does not initialize the connection (see [Client.Initialize]). The
 // client is closed at the end of the test; [Client.Close] may be called
 // earlier.
 func New(tb testing.TB, opts *Options) *Client {
