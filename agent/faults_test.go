@@ -39,7 +39,7 @@ func lines(s ...string) []string { return s }
 
 // TestFaultMatrix runs every model and conversation fault of issue 5
 // through the real engine (openai adapter, llmtest server over net.Pipe,
-// tools.Runner) inside a synctest bubble, and prints one line per fault.
+// tools.Gateway) inside a synctest bubble, and prints one line per fault.
 // Each run must end well or fail clearly: no crash, no hang (the bubble
 // would deadlock), no goroutine left behind (the bubble and goleak), the
 // key never in any output, and the right events.

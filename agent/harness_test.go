@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/agent/openai"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // testKey is distinctive so that tests can assert it never leaks (A5).
@@ -56,7 +57,7 @@ func workspace(t *testing.T) string {
 }
 
 // harness is one run of the real engine: the openai adapter talking to an
-// llmtest script over in-memory pipes, and a real tools.Runner over a
+// llmtest script over in-memory pipes, and a real tools.Gateway over a
 // temporary workspace. It is built inside a synctest bubble, so backoffs,
 // stalls and timeouts take no real time.
 type harness struct {
@@ -86,7 +87,7 @@ func newHarness(t *testing.T, root, script string) *harness {
 	h.mopts = &openai.Options{BaseURL: h.srv.URL, APIKey: testKey, Model: "test-model",
 		HTTPClient: h.srv.Client(), Logger: log, StallTimeout: 5 * time.Second}
 	h.reg = tools.NewRegistry()
-	h.reg.MustRegister(tools.Builtins()...)
+	h.reg.MustRegister(builtin.All()...)
 	h.opts = &agent.RunOptions{
 		Tools: h.runner(agent.ModePlan.Tools(false)), Mode: agent.ModePlan,
 		Task:     prompts.TaskData{Instruction: "Look at main.go."},
@@ -97,8 +98,12 @@ func newHarness(t *testing.T, root, script string) *harness {
 }
 
 func (h *harness) runner(allowed []string) *tools.Gateway {
-	return tools.NewRunner(h.reg, &tools.Env{Root: h.root, Workspace: diskWorkspace{h.root}},
-		&tools.RunnerOptions{Allowed: allowed, ReadOnly: true, Policy: tools.DefaultPolicy(tools.ProfileHeadless)})
+	g, err := tools.NewGateway(h.reg, &tools.GatewayOptions{Root: h.root, Workspace: diskWorkspace{h.root},
+		Allowed: allowed, ReadOnly: true, Policy: tools.DefaultPolicy(tools.ProfileHeadless)})
+	if err != nil {
+		panic(err) // only run tools can fail, and there are none
+	}
+	return g
 }
 
 func (h *harness) report(e agent.Event) {

@@ -7,6 +7,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // TestMode_E4_E5_B7_Table pins the mode table: each mode's tools with and
@@ -64,7 +65,7 @@ func TestMode_E4_E5_B7_Table(t *testing.T) {
 // none, so the gateway's read-only fallback never has to refuse one.
 func TestMode_E4_ToolsAreRealAndReadOnlyMeansReads(t *testing.T) {
 	reg := tools.NewRegistry()
-	reg.MustRegister(tools.Builtins()...)
+	reg.MustRegister(builtin.All()...)
 	reg.MustRegister(agent.SubAgentTool(nil, nil))
 	for _, m := range agent.Modes() {
 		names := m.Tools(true)

@@ -131,14 +131,17 @@ func (r *recorder) tool() *tools.Tool {
 		}}
 }
 
-// TestRun_A3_MalformedArgumentsNeverRun goes through a real tools.Runner:
+// TestRun_A3_MalformedArgumentsNeverRun goes through a real tools.Gateway:
 // arguments that are not JSON (a cut stream, a sloppy model) never reach
 // the tool; the model gets the schema and its retry runs.
 func TestRun_A3_MalformedArgumentsNeverRun(t *testing.T) {
 	rec := &recorder{}
 	reg := tools.NewRegistry()
 	reg.MustRegister(rec.tool())
-	runner := tools.NewRunner(reg, &tools.Env{}, &tools.RunnerOptions{Allowed: []string{"touch"}})
+	runner, err := tools.NewGateway(reg, &tools.GatewayOptions{Allowed: []string{"touch"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := &scripted{resps: []*Response{
 		{ToolCalls: []ToolCall{{ID: "1", Name: "touch", Arguments: `{"path": "a.go"`}}},
 		{ToolCalls: []ToolCall{{ID: "2", Name: "touch", Arguments: `["a.go"]`}}},

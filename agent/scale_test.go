@@ -23,6 +23,7 @@ import (
 	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // turnCost is what the agent spent between the end of one model reply and
@@ -196,7 +197,7 @@ func scaleRun(tb testing.TB, n int) ([]turnCost, *agent.Outcome, *scaleModel) {
 	}
 	defer closer.Close()
 	reg := tools.NewRegistry()
-	reg.MustRegister(tools.Builtins()...)
+	reg.MustRegister(builtin.All()...)
 	gw, err := tools.NewGateway(reg, &tools.GatewayOptions{Root: root, Workspace: diskWorkspace{root}, Reads: tools.NewReadTracker(),
 		Audit: audit, Policy: tools.DefaultPolicy(tools.ProfileHeadless), Allowed: agent.ModePlan.Tools(false), ReadOnly: true})
 	if err != nil {

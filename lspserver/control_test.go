@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // controlScript writes an ordinary file, a VS Code settings file (the
@@ -130,7 +131,7 @@ func controlCommand(runs *atomic.Int32) *tools.Tool {
 func TestServer_E15_ControlQuestionHasNoAlways(t *testing.T) {
 	var runs atomic.Int32
 	reg := tools.NewRegistry()
-	for _, tl := range tools.Builtins() {
+	for _, tl := range builtin.All() {
 		if tl.Name != "run_command" {
 			reg.MustRegister(tl)
 		}

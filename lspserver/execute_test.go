@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 const twoFuncs = "package a\n\nfunc One() int { return 1 }\n\n// filler\n// filler\n// filler\n\nfunc Two() int { return 2 }\n"
@@ -317,7 +318,7 @@ func TestServer_E9_StaleBufferAtProposal(t *testing.T) {
 	var h *harness
 	var ed *editor
 	reg := tools.NewRegistry()
-	for _, tl := range tools.Builtins() {
+	for _, tl := range builtin.All() {
 		if tl.Name == "edit_file" {
 			inner := tl.Run
 			tl.Run = func(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/headless"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // headlessRun runs the headless client on a workspace holding files with a
@@ -163,7 +164,7 @@ func TestHeadless_E11_JSONLines(t *testing.T) {
 // client must refuse it by itself.
 func escapeRegistry(path string) *tools.Registry {
 	reg := tools.NewRegistry()
-	for _, tl := range tools.Builtins() {
+	for _, tl := range builtin.All() {
 		if tl.Name == "write_file" {
 			tl.Run = func(ctx context.Context, env *tools.Env, _ json.RawMessage) (tools.Result, error) {
 				out, err := env.Edits.Propose(ctx, &tools.FileChange{Path: path, New: []byte("pwned\n"), Create: true, Tool: "write_file"})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // gateway gives the run its gateway: the tools its mode offers, over the
@@ -65,7 +66,7 @@ func (r *run) extensionTools(o *tools.GatewayOptions) {
 // a SQLite file (looked for only when the mode could offer sql_query).
 func (s *Server) conditions(r *run) agent.Conditions {
 	c := agent.Conditions{Hosts: allowsHosts(r.policy), Answers: s.answersQuestions(r.policy)}
-	c.SQLite = r.mode.Offers("sql_query") && tools.WorkspaceHasSQLite(s.root)
+	c.SQLite = r.mode.Offers("sql_query") && builtin.WorkspaceHasSQLite(s.root)
 	return c
 }
 

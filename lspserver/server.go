@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/lspserver/transport"
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // Options configures a [Server]. A nil *Options means defaults.
@@ -237,7 +238,7 @@ func newServer(opts *Options) *Server {
 	s.reg = s.opts.Registry
 	if s.reg == nil {
 		s.reg = tools.NewRegistry()
-		s.reg.MustRegister(tools.Builtins()...)
+		s.reg.MustRegister(builtin.All()...)
 		s.subAgents = true
 	}
 	return s

@@ -9,7 +9,7 @@ import (
 // AwaitUser marks the tool call running under ctx as waiting for the user
 // until the returned function is called (it may be called more than once).
 // The time in between does not count against the call's execution limit
-// ([RunnerOptions.Timeout]): a question is bounded by the policy's approval
+// ([GatewayOptions.Timeout]): a question is bounded by the policy's approval
 // timeout alone (T15, E7), whether the gateway asks it or the editor side
 // does (an edit question, a pending workspace/applyEdit). Outside a
 // gateway call it does nothing. A call nested in another (a sub-agent's,

@@ -65,8 +65,8 @@ func (e *ToolError) Verdict() *Verdict {
 	return &Verdict{Decision: Deny, Code: e.Code, Field: e.Field, Rule: e.Rule, Reason: e.Reason, Subject: e.Subject}
 }
 
-// refusal returns the tool error of a deny verdict, with the recovery
+// Refusal returns the tool error of a deny verdict, with the recovery
 // advice the model gets.
-func (v *Verdict) refusal(recovery string) *ToolError {
+func (v *Verdict) Refusal(recovery string) *ToolError {
 	return &ToolError{Code: v.Code, Field: v.Field, Reason: v.Reason, Recovery: recovery, Rule: v.Rule, Subject: v.Subject}
 }

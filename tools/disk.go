@@ -31,7 +31,7 @@ func (d *DiskProposer) Propose(_ context.Context, ch *FileChange) (*EditOutcome,
 		return nil, err
 	}
 	defer root.Close()
-	cur, err := root.ReadFile(ch.Path, maxFileBytes)
+	cur, err := root.ReadFile(ch.Path, sandbox.MaxFileBytes)
 	exists := err == nil
 	switch {
 	case ch.Create && exists, !ch.Create && !exists, !ch.Create && string(cur) != string(ch.Old):
@@ -58,5 +58,5 @@ func (d diskWorkspace) ReadFile(_ context.Context, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return r.ReadFile(rel, maxFileBytes)
+	return r.ReadFile(rel, sandbox.MaxFileBytes)
 }

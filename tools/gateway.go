@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/agentls/agentls/sandbox/exec"
 )
@@ -58,6 +59,14 @@ type GatewayOptions struct {
 	// host), each with why: a call to one is refused with that reason
 	// ([CodeUnavailable], rule run.not_offered) and never runs.
 	Withheld map[string]string
+	// Timeout bounds the execution of one call; zero means 2 minutes. The
+	// time the call waits for the user ([AwaitUser]) does not count.
+	Timeout time.Duration
+	// Env, when set, is the tools' environment exactly as given, instead
+	// of one made of Root … Checkpoint above with the policy's limits
+	// applied ([Policy.Apply]): for a caller that sets the limits itself,
+	// as the tools' tests do.
+	Env *Env
 	// Tools are tools of this run only, offered next to the registry's
 	// when Allowed names them (the sub-agent tool, built with its parent
 	// run's options). One of them replaces a registry tool of its name.
@@ -86,12 +95,15 @@ func NewGateway(reg *Registry, o *GatewayOptions) (*Gateway, error) {
 		}
 		reg = run
 	}
-	env := &Env{Root: o.Root, Workspace: o.Workspace, Edits: o.Edits, Findings: o.Findings, Sync: o.Sync,
-		Reads: o.Reads, Exec: o.Exec, Protected: o.Protected, Checkpoint: o.Checkpoint}
-	policy.Apply(env)
-	return NewRunner(reg, env, &RunnerOptions{
-		Allowed: slices.Clone(o.Allowed), Withheld: maps.Clone(o.Withheld), ReadOnly: o.ReadOnly, Policy: policy, Approver: o.Approver,
-		Allowances: o.Allowances, Audit: o.Audit, Hooks: o.Hooks, SessionID: o.SessionID, Logger: o.Logger,
+	env := o.Env
+	if env == nil {
+		env = &Env{Root: o.Root, Workspace: o.Workspace, Edits: o.Edits, Findings: o.Findings, Sync: o.Sync,
+			Reads: o.Reads, Exec: o.Exec, Protected: o.Protected, Checkpoint: o.Checkpoint}
+		policy.Apply(env)
+	}
+	return newGateway(reg, env, &gatewayConfig{
+		Allowed: slices.Clone(o.Allowed), Withheld: maps.Clone(o.Withheld), ReadOnly: o.ReadOnly, Timeout: o.Timeout, Policy: policy,
+		Approver: o.Approver, Allowances: o.Allowances, Audit: o.Audit, Hooks: o.Hooks, SessionID: o.SessionID, Logger: o.Logger,
 	}), nil
 }
 
@@ -106,7 +118,7 @@ func (r *Gateway) Subset(names []string) *Gateway {
 			opts.Allowed = append(opts.Allowed, n)
 		}
 	}
-	return NewRunner(r.reg, r.env, &opts)
+	return newGateway(r.reg, r.env, &opts)
 }
 
 // entries returns a copy of the registry's table.

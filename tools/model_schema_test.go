@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // TestModelSchema_I16_DropsEnforcedLimits: the model's view of a schema
@@ -44,8 +45,8 @@ func TestModelSchema_I16_DropsEnforcedLimits(t *testing.T) {
 // gateway.
 func TestModelSchema_I16_GatewayStillEnforces(t *testing.T) {
 	reg := tools.NewRegistry()
-	reg.MustRegister(tools.Builtins()...)
-	for _, tl := range tools.Builtins() {
+	reg.MustRegister(builtin.All()...)
+	for _, tl := range builtin.All() {
 		s := string(tools.ModelSchema(tl.Schema))
 		for _, kw := range []string{`"maxLength"`, `"minLength"`, `"maximum"`, `"minimum"`, `"maxItems"`, `"additionalProperties":false`} {
 			if strings.Contains(s, kw) {

@@ -35,7 +35,3 @@ func (t *ReadTracker) Stale(rel string, current []byte) bool {
 	h, ok := t.seen[rel]
 	return ok && h != HashContent(current)
 }
-
-func staleResult(rel string) Result {
-	return Fail(CodeStaleFile, "path", rel+" changed since you read it", "read the file again and recompute the change")
-}

@@ -27,8 +27,9 @@ const MaxResultChars = 30000
 // parsed: above the largest a schema allows (1 MiB of text, JSON-escaped).
 const MaxArgsBytes = 4 << 20
 
-// RunnerOptions configures a [Gateway] for one agent run.
-type RunnerOptions struct {
+// gatewayConfig is what a [Gateway] runs with, after [NewGateway]
+// resolved its [GatewayOptions].
+type gatewayConfig struct {
 	// Allowed are the tool names offered to the model in this run. The
 	// runner refuses every other name, registered or not.
 	Allowed []string
@@ -74,13 +75,13 @@ type RunnerOptions struct {
 type Gateway struct {
 	reg  *Registry
 	env  *Env
-	opts RunnerOptions
+	opts gatewayConfig
 	log  *slog.Logger
 	ask  *approvals
 }
 
-// NewRunner returns a gateway over reg for one run in env.
-func NewRunner(reg *Registry, env *Env, opts *RunnerOptions) *Gateway {
+// newGateway returns a gateway over reg for one run in env.
+func newGateway(reg *Registry, env *Env, opts *gatewayConfig) *Gateway {
 	r := &Gateway{reg: reg, env: env}
 	if r.env == nil {
 		r.env = &Env{}
@@ -248,7 +249,7 @@ func (r *Gateway) prepare(ctx context.Context, name, args string) prepared {
 	} else { // denied by a policy rule or risk default
 		p.verdict.Code, p.verdict.Reason = deniedCode(t.Risk), "denied by policy"
 	}
-	p.refusal = p.verdict.refusal(recovery)
+	p.refusal = p.verdict.Refusal(recovery)
 	return p
 }
 
@@ -400,4 +401,17 @@ func spill(root, c string) (string, bool) {
 		return "", false
 	}
 	return strings.ReplaceAll(summary, path, filepath.ToSlash(rel)), true
+}
+
+// cut shortens s to at most n runes, marking the cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
 }

@@ -20,42 +20,6 @@ func uniqueTool(t *testing.T, name string, runs *atomic.Int32) *Tool {
 		}}
 }
 
-// TestBuiltins_Issue16_SchemasCompile: the built-in tools' schemas are
-// compiled on first use, not at registration; each of them compiles.
-func TestBuiltins_Issue16_SchemasCompile(t *testing.T) {
-	for _, tool := range Builtins() {
-		if _, err := compileSchema(tool.Name, tool.Schema); err != nil {
-			t.Errorf("%s: %v", tool.Name, err)
-		}
-	}
-}
-
-// TestRegistry_Issue16_BuiltinsCompiledOnFirstUse: registering the
-// built-in tools, as every start does before its first model request,
-// compiles no schema; a call compiles its tool's schema (once for the
-// process) and is validated against it.
-func TestRegistry_Issue16_BuiltinsCompiledOnFirstUse(t *testing.T) {
-	before := schemaCompiles.Load()
-	reg := NewRegistry()
-	reg.MustRegister(Builtins()...)
-	var runs atomic.Int32
-	reg.MustRegister(uniqueTool(t, "unique_read", &runs))
-	if n := schemaCompiles.Load() - before; n != 0 {
-		t.Fatalf("MustRegister compiled %d schemas, want 0", n)
-	}
-	r := NewRunner(reg, &Env{Root: t.TempDir()}, &RunnerOptions{Allowed: []string{"unique_read"}})
-	res, err := r.Call(context.Background(), "unique_read", `{"n":0}`)
-	if err != nil || !res.IsError || !strings.Contains(res.Content, "invalid_args") || runs.Load() != 0 {
-		t.Fatalf("a call against the schema: %+v, %v, runs %d; want invalid_args and no run", res, err, runs.Load())
-	}
-	if res, err := r.Call(context.Background(), "unique_read", `{"n":1}`); err != nil || res.IsError || runs.Load() != 1 {
-		t.Fatalf("a valid call: %+v, %v, runs %d", res, err, runs.Load())
-	}
-	if n := schemaCompiles.Load() - before; n != 1 {
-		t.Fatalf("two calls compiled %d schemas, want 1", n)
-	}
-}
-
 // TestRegistry_Issue16_SchemaCompiledOncePerProcess: a tool registered
 // again for every run (the sub-agent tool, MCP tools) and through
 // NewGateway's run tools is compiled once for the process.
@@ -88,7 +52,7 @@ func TestRegistry_Issue16_LazySchemaThatFailsRefuses(t *testing.T) {
 	}
 	reg := NewRegistry()
 	reg.MustRegister(tool)
-	r := NewRunner(reg, &Env{Root: t.TempDir()}, &RunnerOptions{Allowed: []string{"bad_schema"}})
+	r := newGateway(reg, &Env{Root: t.TempDir()}, &gatewayConfig{Allowed: []string{"bad_schema"}})
 	for range 2 {
 		res, err := r.Call(context.Background(), "bad_schema", `{"n":1}`)
 		if err != nil || !res.IsError || !strings.Contains(res.Content, "internal") || runs.Load() != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/sandbox/shell"
+	"github.com/agentls/agentls/sandbox/stage"
 )
 
 // Risk is what a tool touches, declared by the tool and enforced by the
@@ -109,6 +110,10 @@ type Limits struct {
 
 // DefaultCommandTimeout caps run_command when the policy sets no cap.
 const DefaultCommandTimeout = 120 * time.Second
+
+// Checkpoint keeps what a merge changes so that a revert can undo it
+// (agent/session's Run implements it).
+type Checkpoint = stage.Checkpoint
 
 // Workspace reads workspace files as the user sees them.
 //

@@ -29,7 +29,8 @@ var depsRules = map[string][]string{
 	"sandbox/stage":       {"sandbox"}, // staged execution's change set: read, classify, merge (S9, S10)
 	"sandbox/sandboxtest": {},
 	"prompts":             {},
-	"tools":               {"sandbox/...", "tools/..."},
+	"tools":               {"sandbox/..."},                            // the contract and the gateway: no tool by name
+	"tools/builtin":       {"tools", "sandbox/...", "tools/htmltext"}, // built-in tools: clients of the contract, never imported by it
 	"tools/htmltext":      {},
 	"tools/hooks":         {"tools", "sandbox/exec"},                        // the user's hook commands
 	"tools/mcp":           {"tools", "sandbox/exec", "tools/mcp/mcptest"},   // MCP servers over the go-sdk
@@ -153,7 +154,11 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"allowed: sqlguard", pkg{module + "/sandbox/sqlguard", []string{module + "/sandbox", "modernc.org/sqlite", "database/sql"}}, 0},
 		{"allowed: shell", pkg{module + "/sandbox/shell", []string{module + "/sandbox", "mvdan.cc/sh/v3/syntax"}}, 0},
 		{"allowed: exec", pkg{module + "/sandbox/exec", []string{"golang.org/x/sys/unix", "os/exec"}}, 0},
-		{"allowed: tools", pkg{module + "/tools", []string{module + "/sandbox/exec", module + "/tools/htmltext", "golang.org/x/text/language"}}, 0},
+		{"allowed: tools", pkg{module + "/tools", []string{module + "/sandbox/exec", "golang.org/x/text/language"}}, 0},
+		{"tools imports the built-in tools", pkg{module + "/tools", []string{module + "/tools/builtin"}}, 1},
+		{"tools imports its sub-packages", pkg{module + "/tools", []string{module + "/tools/mcp", module + "/tools/hooks", module + "/tools/htmltext"}}, 3},
+		{"built-in tools import the agent", pkg{module + "/tools/builtin", []string{module + "/agent"}}, 1},
+		{"allowed: builtin", pkg{module + "/tools/builtin", []string{module + "/tools", module + "/sandbox/sqlguard", module + "/tools/htmltext"}}, 0},
 		{"allowed: htmltext", pkg{module + "/tools/htmltext", []string{"golang.org/x/net/html/atom"}}, 0},
 		{"helper imports tools", pkg{module + "/cmd/agentls-sandbox", []string{module + "/tools"}}, 1},
 		{"helper imports x/sys itself", pkg{module + "/cmd/agentls-sandbox", []string{"golang.org/x/sys/unix"}}, 1},

@@ -16,6 +16,7 @@ import (
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/ext"
 )
 
@@ -205,7 +206,7 @@ func (g *gateway) load(defaultProfile string) (root string, policy *tools.Policy
 func builtinGateway(root string, policy *tools.Policy, approver tools.Approver, edits tools.EditProposer, procs *exec.Runner,
 	hooks tools.Hooks, extra []*tools.Tool) (*tools.Gateway, error) {
 	reg := tools.NewRegistry()
-	reg.MustRegister(tools.Builtins()...)
+	reg.MustRegister(builtin.All()...)
 	allowed := reg.Names()
 	for _, t := range extra {
 		allowed = append(allowed, t.Name)

@@ -1,0 +1,116 @@
+package builtin
+
+import (
+	"github.com/agentls/agentls/tools"
+
+	"context"
+	"encoding/json"
+	"fmt"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentls/agentls/sandbox"
+)
+
+// propose sends change to the editor and turns the user's answer into the
+// tool result (E6): applied hunks as JSON, a refusal as approval_denied.
+// The change is preapproved when the policy allowed the call outright;
+// otherwise the user confirms it, in the editor or, for a proposer that
+// shows nothing, through the gateway's question first.
+func propose(ctx context.Context, env *tools.Env, change *tools.FileChange) (tools.Result, error) {
+	change.Preapproved = env.Call.Preapproved
+	// E15: the path is checked again as resolved now, not only as the
+	// verdict saw it (a symlink may have been swapped in between).
+	if control, _ := sandbox.IsControlPath(change.Path); control || env.Call.Control {
+		change.Control, change.Warning, change.Preapproved = true, tools.ControlWarning, false
+	}
+	proposed := tools.HashContent(change.New)
+	if refusal := confirmChange(ctx, env, change); refusal != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		res := refusal.Result()
+		res.ProposedSHA256 = proposed
+		return res, nil
+	}
+	out, err := env.Edits.Propose(ctx, change)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		return tools.Result{}, fmt.Errorf("propose %s change: %w", change.Tool, err)
+	}
+	if out != nil && out.Stale {
+		res := tools.Fail(tools.CodeStaleFile, "path", cut(out.Reason, 500), "read the file again and recompute the change")
+		res.ProposedSHA256 = proposed
+		return res, nil
+	}
+	if out == nil || !out.Applied {
+		reason := "the user rejected the change"
+		if out != nil && out.Reason != "" {
+			reason = "the change was not applied: " + cut(out.Reason, 500)
+		}
+		res := tools.Fail(tools.CodeApprovalDenied, "", reason,
+			"do not repeat the same change; adapt it to the reason or ask the user")
+		res.ProposedSHA256 = proposed
+		return res, nil
+	}
+	if len(out.Hunks) == 0 || allApplied(out.Hunks) {
+		env.Reads.Record(change.Path, change.New)
+	}
+	hunks := out.Hunks
+	if hunks == nil {
+		hunks = []tools.HunkOutcome{}
+	}
+	b, err := json.Marshal(struct {
+		Path    string              `json:"path"`
+		Applied bool                `json:"applied"`
+		Hunks   []tools.HunkOutcome `json:"hunks"`
+		Saved   bool                `json:"saved"`
+		Reason  string              `json:"reason,omitempty"`
+	}{change.Path, true, hunks, out.Saved, cut(out.Reason, 500)})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	res := tools.Result{Content: string(b), ProposedSHA256: proposed}
+	if allApplied(out.Hunks) {
+		res.AppliedSHA256 = proposed // what landed is what was proposed, verified by the proposer
+	}
+	return res, nil
+}
+
+func allApplied(hs []tools.HunkOutcome) bool {
+	for _, h := range hs {
+		if !h.Applied {
+			return false
+		}
+	}
+	return true
+}
+
+// confirmChange asks the user about a change that is not preapproved when
+// env's proposer cannot show it ([BlindProposer]: E6 without an editor): the unified diff
+// is the preview. On approval the change is marked preapproved.
+func confirmChange(ctx context.Context, env *tools.Env, ch *tools.FileChange) *tools.ToolError {
+	if _, blind := env.Edits.(tools.BlindProposer); !blind || ch.Preapproved {
+		return nil
+	}
+	diff := udiff.Unified("a/"+ch.Path, "b/"+ch.Path, string(ch.Old), string(ch.New))
+	ans, ok := env.Call.Ask(ctx, &tools.ApprovalRequest{Tool: ch.Tool, Risk: tools.RiskWrite, Subject: ch.Path, Preview: diff,
+		Control: ch.Control, Warning: ch.Warning})
+	switch {
+	case !ok:
+		return failure(tools.CodeApprovalRequired, "", "nobody can approve the change here",
+			"do without this change, or ask the user to allow it in the policy")
+	case ans.Answer == tools.AnswerApprove, ans.Answer == tools.AnswerAlways:
+		ch.Preapproved = true
+		return nil
+	}
+	return failure(tools.CodeApprovalDenied, "", "the change was not applied: the user rejected the change",
+		"do not repeat the same change; adapt it to the reason or ask the user")
+}
+
+// staleResult refuses a change computed from an older view of rel (T17).
+func staleResult(rel string) tools.Result {
+	return tools.Fail(tools.CodeStaleFile, "path", rel+" changed since you read it", "read the file again and recompute the change")
+}
