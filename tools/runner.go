@@ -161,28 +161,60 @@ func refused(t *Tool, e *ToolError) prepared {
 	return prepared{tool: t, verdict: *e.Verdict(), refusal: e}
 }
 
+// prepare runs the steps of a call up to policy, cheapest refusals first.
 func (r *Gateway) prepare(ctx context.Context, name, args string) prepared {
-	// T2: a registered tool offered in this run.
-	e, ok := r.reg.lookup(name)
-	if !ok || !slices.Contains(r.opts.Allowed, name) {
-		if why, withheld := r.opts.Withheld[name]; withheld {
-			var t *Tool
-			if ok {
-				t = e.tool
-			}
-			return refused(t, &ToolError{Code: CodeUnavailable, Reason: fmt.Sprintf("%s is not offered in this run: %s", name, why),
-				Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.not_offered", Subject: name})
-		}
-		if ok && r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk) {
-			return refused(e.tool, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
-				Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.read_only"})
-		}
-		return refused(nil, &ToolError{Code: CodeUnknownTool, Reason: fmt.Sprintf("no tool named %q", cut(name, 64)),
-			Recovery: "available tools: " + strings.Join(r.allowedNames(), ", "), Rule: "gateway.unknown_tool"})
+	e, refusal := r.offered(name)
+	if refusal != nil {
+		return *refusal
 	}
 	t := e.tool
+	raw, refusal := parseArgs(e, args)
+	if refusal != nil {
+		return *refusal
+	}
+	// E4 fallback: nothing but reads in a read-only run.
+	if r.opts.ReadOnly && !readOnlyRisk(t.Risk) {
+		return refused(t, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
+			Rule: "run.read_only"})
+	}
+	return r.decide(ctx, t, raw)
+}
+
+// offered is T2: the registered tool name, if this run offers it.
+func (r *Gateway) offered(name string) (*entry, *prepared) {
+	e, ok := r.reg.lookup(name)
+	if ok && slices.Contains(r.opts.Allowed, name) {
+		return e, nil
+	}
+	var p prepared
+	switch why, withheld := r.opts.Withheld[name]; {
+	case withheld:
+		var t *Tool
+		if ok {
+			t = e.tool
+		}
+		p = refused(t, &ToolError{Code: CodeUnavailable, Reason: fmt.Sprintf("%s is not offered in this run: %s", name, why),
+			Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.not_offered", Subject: name})
+	case ok && r.opts.ReadOnly && !readOnlyRisk(e.tool.Risk):
+		p = refused(e.tool, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
+			Recovery: "use only " + strings.Join(r.allowedNames(), ", "), Rule: "run.read_only"})
+	default:
+		p = refused(nil, &ToolError{Code: CodeUnknownTool, Reason: fmt.Sprintf("no tool named %q", cut(name, 64)),
+			Recovery: "available tools: " + strings.Join(r.allowedNames(), ", "), Rule: "gateway.unknown_tool"})
+	}
+	return nil, &p
+}
+
+// parseArgs is T1 and T3: the arguments, within the size limit, are one
+// JSON object that the tool's schema accepts. It returns them trimmed.
+func parseArgs(e *entry, args string) ([]byte, *prepared) {
+	t := e.tool
+	refuse := func(te *ToolError) ([]byte, *prepared) {
+		p := refused(t, te)
+		return nil, &p
+	}
 	if len(args) > MaxArgsBytes {
-		return refused(t, &ToolError{Code: CodeResourceLimit, Reason: fmt.Sprintf("the arguments have %d bytes; the limit is %d", len(args), MaxArgsBytes),
+		return refuse(&ToolError{Code: CodeResourceLimit, Reason: fmt.Sprintf("the arguments have %d bytes; the limit is %d", len(args), MaxArgsBytes),
 			Recovery: "send smaller arguments: split the work into several calls", Rule: "gateway.args_size"})
 	}
 	// T1: the arguments are one JSON object.
@@ -192,30 +224,30 @@ func (r *Gateway) prepare(ctx context.Context, name, args string) prepared {
 	}
 	var inst any
 	if err := json.Unmarshal(raw, &inst); err != nil { // also refuses trailing data
-		return refused(t, &ToolError{Code: CodeInvalidArgs, Reason: "arguments are not valid JSON",
+		return refuse(&ToolError{Code: CodeInvalidArgs, Reason: "arguments are not valid JSON",
 			Recovery: "send one JSON object matching the schema: " + compactSchema(t.Schema), Rule: "gateway.parse"})
 	}
 	if _, isObj := inst.(map[string]any); !isObj {
-		return refused(t, &ToolError{Code: CodeInvalidArgs, Reason: "arguments must be a JSON object",
+		return refuse(&ToolError{Code: CodeInvalidArgs, Reason: "arguments must be a JSON object",
 			Recovery: "send one JSON object matching the schema: " + compactSchema(t.Schema), Rule: "gateway.parse"})
 	}
 	// T3: schema.
 	sch, err := e.schema.compiled()
 	if err != nil {
-		return refused(t, &ToolError{Code: CodeInternal, Reason: "the tool's schema does not compile: " + cut(err.Error(), 200),
+		return refuse(&ToolError{Code: CodeInternal, Reason: "the tool's schema does not compile: " + cut(err.Error(), 200),
 			Recovery: "use another tool", Rule: "gateway.schema"})
 	}
 	if err := sch.Validate(inst); err != nil {
 		field, reason := describeSchemaError(err)
-		return refused(t, &ToolError{Code: CodeInvalidArgs, Field: field, Reason: reason, Recovery: "fix the argument and call again",
+		return refuse(&ToolError{Code: CodeInvalidArgs, Field: field, Reason: reason, Recovery: "fix the argument and call again",
 			Rule: "gateway.schema"})
 	}
-	// E4 fallback: nothing but reads in a read-only run.
-	if r.opts.ReadOnly && !readOnlyRisk(t.Risk) {
-		return refused(t, &ToolError{Code: CodeReadOnlyRun, Reason: fmt.Sprintf("%s changes files; this run is read-only", name),
-			Rule: "run.read_only"})
-	}
-	// T4-T6: the tool's own check: normalize, sandbox policy, preview.
+	return raw, nil
+}
+
+// decide is T4-T6 and T5: the tool's own check (normalize, sandbox
+// policy, preview), then the policy's rules and defaults.
+func (r *Gateway) decide(ctx context.Context, t *Tool, raw []byte) prepared {
 	c := &Verdict{Decision: Allow, Rule: "tool.no_check"}
 	if t.Check != nil {
 		got, err := t.Check(ctx, r.env, raw)
@@ -225,7 +257,6 @@ func (r *Gateway) prepare(ctx context.Context, name, args string) prepared {
 		}
 		c = got
 	}
-	// T5: policy rules and defaults.
 	p := prepared{tool: t, args: raw}
 	d, rule := r.opts.Policy.Decide(t, c)
 	p.verdict = Verdict{Decision: d, Rule: rule, Subject: c.Subject, Preview: c.Preview, Reason: c.Reason, Control: c.Control}

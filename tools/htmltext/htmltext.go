@@ -34,86 +34,106 @@ var blockTags = map[atom.Atom]int{
 // the end and never fails: broken HTML gives what could be read.
 func Convert(r io.Reader, base *url.URL) string {
 	z := html.NewTokenizer(r)
-	var w textWriter
-	skip, pre := 0, 0
-	var href string // of the open <a>
-	linkStart := -1 // w.b.Len() where the open link's text began
-	closeLink := func() {
-		if linkStart < 0 {
-			return
-		}
-		text := strings.TrimSpace(w.b.String()[linkStart:])
-		switch {
-		case href == "" || href == text:
-		case text == "":
-			w.word(href)
-		default:
-			w.b.WriteString(" (" + href + ")")
-		}
-		href, linkStart = "", -1
-	}
+	c := &converter{z: z, base: base, linkStart: -1}
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			closeLink()
-			return strings.TrimSpace(w.b.String())
+			c.closeLink()
+			return strings.TrimSpace(c.w.b.String())
 		case html.TextToken:
-			if skip == 0 {
-				w.text(string(z.Text()), pre > 0)
+			if c.skip == 0 {
+				c.w.text(string(z.Text()), c.pre > 0)
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			a := atom.Lookup(name)
-			if skippedTags[a] {
-				if tt == html.StartTagToken {
-					skip++
-				}
-				continue
-			}
-			if skip > 0 {
-				continue
-			}
-			attrs := readAttrs(z, hasAttr)
-			w.block(blockTags[a])
-			switch a {
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-				w.prefix(strings.Repeat("#", int(name[1]-'0')) + " ")
-			case atom.Li:
-				w.prefix("- ")
-			case atom.Td, atom.Th:
-				w.cell()
-			case atom.Pre:
-				pre++
-			case atom.Img:
-				if alt := strings.TrimSpace(attrs["alt"]); alt != "" {
-					w.word("[image: " + alt + "]")
-				}
-			case atom.A:
-				closeLink()
-				if tt == html.StartTagToken {
-					href, linkStart = linkURL(attrs["href"], base), w.b.Len()
-				}
-			}
+			c.start(tt == html.StartTagToken)
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
-			if skippedTags[a] {
-				skip = max(skip-1, 0)
-				continue
-			}
-			if skip > 0 {
-				continue
-			}
-			switch a {
-			case atom.A:
-				closeLink()
-			case atom.Pre:
-				pre = max(pre-1, 0)
-			}
-			w.block(blockTags[a])
+			c.end()
 		}
 	}
+}
+
+// converter is the state of one [Convert].
+type converter struct {
+	z         *html.Tokenizer
+	base      *url.URL
+	w         textWriter
+	skip, pre int    // depth in skipped elements and in <pre>
+	href      string // of the open <a>
+	linkStart int    // w.b.Len() where the open link's text began; -1 for none
+}
+
+// closeLink ends the open link: its URL follows its text, unless it is
+// the text.
+func (c *converter) closeLink() {
+	if c.linkStart < 0 {
+		return
+	}
+	text := strings.TrimSpace(c.w.b.String()[c.linkStart:])
+	switch {
+	case c.href == "" || c.href == text:
+	case text == "":
+		c.w.word(c.href)
+	default:
+		c.w.b.WriteString(" (" + c.href + ")")
+	}
+	c.href, c.linkStart = "", -1
+}
+
+// start handles a start tag, or a self-closing one when open is false.
+func (c *converter) start(open bool) {
+	name, hasAttr := c.z.TagName()
+	a := atom.Lookup(name)
+	if skippedTags[a] {
+		if open {
+			c.skip++
+		}
+		return
+	}
+	if c.skip > 0 {
+		return
+	}
+	attrs := readAttrs(c.z, hasAttr)
+	c.w.block(blockTags[a])
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		c.w.prefix(strings.Repeat("#", int(name[1]-'0')) + " ")
+	case atom.Li:
+		c.w.prefix("- ")
+	case atom.Td, atom.Th:
+		c.w.cell()
+	case atom.Pre:
+		c.pre++
+	case atom.Img:
+		if alt := strings.TrimSpace(attrs["alt"]); alt != "" {
+			c.w.word("[image: " + alt + "]")
+		}
+	case atom.A:
+		c.closeLink()
+		if open {
+			c.href, c.linkStart = linkURL(attrs["href"], c.base), c.w.b.Len()
+		}
+	}
+}
+
+// end handles an end tag.
+func (c *converter) end() {
+	name, _ := c.z.TagName()
+	a := atom.Lookup(name)
+	if skippedTags[a] {
+		c.skip = max(c.skip-1, 0)
+		return
+	}
+	if c.skip > 0 {
+		return
+	}
+	switch a {
+	case atom.A:
+		c.closeLink()
+	case atom.Pre:
+		c.pre = max(c.pre-1, 0)
+	}
+	c.w.block(blockTags[a])
 }
 
 func readAttrs(z *html.Tokenizer, more bool) map[string]string {
