@@ -75,76 +75,110 @@ func (p *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 // with the new content's hash (T17, E14). What landed is compared with the
 // proposal hunk by hunk (propose_verify.go).
 func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
+	pr, out := p.prepare(ch)
+	if out != nil {
+		return out, nil
+	}
+	if len(pr.hs) == 0 {
+		return &tools.EditOutcome{Applied: true, Saved: !pr.v.open || pr.v.text == pr.v.disk, Reason: "no change"}, nil
+	}
+	pre, out := p.confirm(ctx, pr)
+	if out != nil {
+		return out, nil
+	}
+	return p.send(ctx, pr, pre)
+}
+
+// proposal is one change on its way to the editor: the change, the file
+// as the proposal found it, the client's capabilities and the hunks.
+type proposal struct {
+	ch   *tools.FileChange
+	u    uri.URI
+	v    fileView
+	caps clientCaps
+	hs   []hunk
+}
+
+// prepare checks that the change may be proposed at all and is still
+// against what the file holds, and computes its hunks; a refusal or a
+// stale outcome is returned instead.
+func (p *proposer) prepare(ch *tools.FileChange) (*proposal, *tools.EditOutcome) {
 	s := p.s
 	if rel, err := sandbox.ResolvePath(s.root, ch.Path); err != nil || rel != ch.Path {
-		return refuse("%s is outside the workspace", ch.Path), nil
+		return nil, refuse("%s is outside the workspace", ch.Path)
 	}
 	if control, own := sandbox.IsControlPath(ch.Path); own {
-		return refuse("%s is one of agentls' own control files", ch.Path), nil
+		return nil, refuse("%s is one of agentls' own control files", ch.Path)
 	} else if control && !ch.Control { // E15 whoever built the change
 		ch = &tools.FileChange{Path: ch.Path, Old: ch.Old, New: ch.New, Create: ch.Create, Tool: ch.Tool, Control: true}
 	}
 	u := s.uriFor(ch.Path)
 	if doc, open := s.docs.get(u); open && !doc.held {
-		return refuse("%s is open in a buffer larger than agentls holds", ch.Path), nil
+		return nil, refuse("%s is open in a buffer larger than agentls holds", ch.Path)
 	}
 	v := p.view(ch.Path)
 	switch {
 	case ch.Create && v.exists:
-		return stale("%s was created meanwhile; read it first", ch.Path), nil
+		return nil, stale("%s was created meanwhile; read it first", ch.Path)
 	case !ch.Create && !v.exists:
-		return stale("%s no longer exists", ch.Path), nil
+		return nil, stale("%s no longer exists", ch.Path)
 	case !ch.Create && v.text != string(ch.Old):
-		return staleNow(ch.Path, v, "changed since it was read"), nil
+		return nil, staleNow(ch.Path, v, "changed since it was read")
 	}
-	cur := v.text
 	s.mu.Lock()
 	caps := s.caps
 	s.mu.Unlock()
 	if !caps.applyEdit {
-		return refuse("the editor cannot apply workspace edits"), nil
+		return nil, refuse("the editor cannot apply workspace edits")
 	}
 	if ch.Create && caps.documentChanges && !caps.createFiles {
-		return refuse("the editor cannot create files; ask the user to create %s", ch.Path), nil
+		return nil, refuse("the editor cannot create files; ask the user to create %s", ch.Path)
 	}
-	hs := computeHunks(cur, string(ch.New))
-	if len(hs) == 0 {
-		return &tools.EditOutcome{Applied: true, Saved: !v.open || v.text == v.disk, Reason: "no change"}, nil
-	}
+	return &proposal{ch: ch, u: u, v: v, caps: caps, hs: computeHunks(v.text, string(ch.New))}, nil
+}
 
-	// A control file (E15) is always asked here, one by one with its
-	// warning, whatever annotations the client shows and the policy says.
-	pre := ch.Preapproved && !ch.Control
-	flow := chooseFlow(caps, v.open || ch.Create, pre)
+// confirm asks the user first where the flow says so, and reports
+// whether the edit may go without the editor's own confirmation. A
+// control file (E15) is always asked here, one by one with its warning,
+// whatever annotations the client shows and the policy says.
+func (p *proposer) confirm(ctx context.Context, pr *proposal) (pre bool, out *tools.EditOutcome) {
+	ch, cur := pr.ch, pr.v.text
+	pre = ch.Preapproved && !ch.Control
+	flow := chooseFlow(pr.caps, pr.v.open || ch.Create, pre)
 	if ch.Control {
 		flow = flowAsk
 	}
-	if flow == flowOpenFirst && !p.openDocument(ctx, u) {
+	if flow == flowOpenFirst && !p.openDocument(ctx, pr.u) {
 		flow = flowAsk
 	}
-	if flow == flowAsk {
-		// One question with the diff first, for clients that do not show
-		// per-hunk confirmation; Neovim, for one, applies edits the moment
-		// they arrive. The question is withdrawn when the file changes.
-		msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
-		typ, approve := protocol.MessageTypeInfo, command.ActionApprove
-		if ch.Control {
-			msg, typ, approve = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning, command.ActionApproveControl
-		}
-		answer, changed := p.askWatching(ctx, ch.Path, cur, !ch.Create, typ, msg, approve)
-		if changed != nil {
-			return changed, nil
-		}
-		if answer != approve {
-			return refuse("the user declined the change to %s", ch.Path), nil
-		}
-		// Approved as shown: the editor need not ask again, except for a
-		// control file (E15), which stays marked for confirmation.
-		pre = !ch.Control
+	if flow != flowAsk {
+		return pre, nil
 	}
+	// One question with the diff first, for clients that do not show
+	// per-hunk confirmation; Neovim, for one, applies edits the moment
+	// they arrive. The question is withdrawn when the file changes.
+	msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
+	typ, approve := protocol.MessageTypeInfo, command.ActionApprove
+	if ch.Control {
+		msg, typ, approve = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning, command.ActionApproveControl
+	}
+	answer, changed := p.askWatching(ctx, ch.Path, cur, !ch.Create, typ, msg, approve)
+	if changed != nil {
+		return false, changed
+	}
+	if answer != approve {
+		return false, refuse("the user declined the change to %s", ch.Path)
+	}
+	// Approved as shown: the editor need not ask again, except for a
+	// control file (E15), which stays marked for confirmation.
+	return !ch.Control, nil
+}
 
-	// T17: re-check right before sending, so a change made while the
-	// question was open never gets the old ranges.
+// send proposes the edit with workspace/applyEdit and verifies what
+// landed. T17: the file is re-checked right before sending, so a change
+// made while the question was open never gets the old ranges.
+func (p *proposer) send(ctx context.Context, pr *proposal, pre bool) (*tools.EditOutcome, error) {
+	ch, cur := pr.ch, pr.v.text
 	now := p.view(ch.Path)
 	if !now.holds(cur, !ch.Create) {
 		return staleNow(ch.Path, now, "changed while the change waited for approval"), nil
@@ -153,7 +187,7 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 	if now.open {
 		version = &now.version
 	}
-	params := buildEdit(caps, u, ch, version, cur, hs, !pre)
+	params := buildEdit(pr.caps, pr.u, ch, version, cur, pr.hs, !pre)
 	var res protocol.ApplyWorkspaceEditResult
 	if err := p.call(ctx, "workspace/applyEdit", params, &res); err != nil {
 		if ctx.Err() != nil {
@@ -171,7 +205,7 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.Ed
 		}
 		return refuse("%s", reason), nil
 	}
-	return p.verify(ctx, ch, u, cur, hs, now.open, now.version, now.open && now.text != now.disk)
+	return p.verify(ctx, ch, pr.u, cur, pr.hs, now.open, now.version, now.open && now.text != now.disk)
 }
 
 // ask and call bound one question or request of a proposal by the run's

@@ -26,11 +26,9 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 	created := map[uri.URI]bool{}
 	applied := false
 	for _, change := range p.Edit.DocumentChanges {
-		var dc *protocol.TextDocumentEdit
 		switch ch := change.(type) {
 		case *protocol.CreateFile:
 			created[ch.URI] = true
-			continue
 		case *protocol.RenameFile:
 			return fail("unsupported resource operation " + ch.Kind), nil
 		case *protocol.DeleteFile:
@@ -39,81 +37,108 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 				return fail(reason), nil
 			}
 			applied = true
-			continue
 		case *protocol.TextDocumentEdit:
-			dc = ch
+			wrote, failure := c.applyDocumentEdit(ch, p.Edit.ChangeAnnotations, created[ch.TextDocument.URI])
+			if failure != "" {
+				return fail(failure), nil
+			}
+			applied = applied || wrote
 		default:
 			return fail(fmt.Sprintf("unsupported document change %T", change)), nil
 		}
-		path, rel, err := c.pathOf(string(dc.TextDocument.URI))
-		if err != nil {
-			return fail(err.Error()), nil
-		}
-		old, existed := "", false
-		if b, err := os.ReadFile(path); err == nil {
-			old, existed = string(b), true
-		} else if !created[dc.TextDocument.URI] {
-			return fail(rel + " does not exist"), nil
-		}
-		all := make([]protocol.TextEdit, len(dc.Edits))
-		ids := make([]protocol.ChangeAnnotationIdentifier, len(dc.Edits))
-		for i, e := range dc.Edits {
-			switch e := e.(type) {
-			case *protocol.TextEdit:
-				all[i] = *e
-			case *protocol.AnnotatedTextEdit:
-				all[i], ids[i] = e.TextEdit, e.AnnotationID
-			default:
-				return fail(fmt.Sprintf("unsupported edit %T in %s", e, rel)), nil
-			}
-		}
-		proposed, err := lspserver.ApplyEdits(old, all)
-		if err != nil {
-			return fail(err.Error()), nil
-		}
-		c.out.diff(rel, udiff.Unified("a/"+rel, "b/"+rel, old, proposed))
-		var keep []protocol.TextEdit
-		for i := range all {
-			label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(all), rel)
-			a, annotated := p.Edit.ChangeAnnotations[ids[i]]
-			if annotated {
-				label = a.Label
-			}
-			if annotated && (a.NeedsConfirmation == nil || !*a.NeedsConfirmation) {
-				c.out.approval("Apply "+label+"?", command.ActionApprove, "allowed by policy")
-				keep = append(keep, all[i])
-				continue
-			}
-			if c.confirm("Apply " + label + "?") {
-				keep = append(keep, all[i])
-			}
-		}
-		if c.ctx.Err() != nil {
-			// Ctrl-C at a prompt (E17): nothing of this edit is written,
-			// not even the hunks approved before it.
-			return fail("cancelled"), nil
-		}
-		if len(keep) == 0 {
-			continue
-		}
-		next, err := lspserver.ApplyEdits(old, keep)
-		if err != nil {
-			return fail(err.Error()), nil
-		}
-		// T17: the file may have changed while the questions were open; the
-		// ranges are for what was shown, so they must not land on anything else.
-		if now, err := os.ReadFile(path); (err == nil) != existed || string(now) != old {
-			return fail("stale: " + rel + " changed on disk while the change was being confirmed"), nil
-		}
-		if err := c.writeAtomic(rel, []byte(next)); err != nil {
-			return fail("write " + rel + ": " + err.Error()), nil
-		}
-		applied = true
 	}
 	if !applied {
 		return fail("rejected by the user"), nil
 	}
 	return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+}
+
+// applyDocumentEdit shows one document's edit, asks for its hunks and
+// writes those approved. It reports whether it wrote the file, or why
+// the whole workspace edit fails. created: the edit made the file.
+func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation, created bool) (wrote bool, failure string) {
+	path, rel, err := c.pathOf(string(dc.TextDocument.URI))
+	if err != nil {
+		return false, err.Error()
+	}
+	old, existed := "", false
+	if b, err := os.ReadFile(path); err == nil {
+		old, existed = string(b), true
+	} else if !created {
+		return false, rel + " does not exist"
+	}
+	all, ids, failure := textEdits(dc, rel)
+	if failure != "" {
+		return false, failure
+	}
+	proposed, err := lspserver.ApplyEdits(old, all)
+	if err != nil {
+		return false, err.Error()
+	}
+	c.out.diff(rel, udiff.Unified("a/"+rel, "b/"+rel, old, proposed))
+	keep := c.confirmHunks(rel, all, ids, notes)
+	if c.ctx.Err() != nil {
+		// Ctrl-C at a prompt (E17): nothing of this edit is written,
+		// not even the hunks approved before it.
+		return false, "cancelled"
+	}
+	if len(keep) == 0 {
+		return false, ""
+	}
+	next, err := lspserver.ApplyEdits(old, keep)
+	if err != nil {
+		return false, err.Error()
+	}
+	// T17: the file may have changed while the questions were open; the
+	// ranges are for what was shown, so they must not land on anything else.
+	if now, err := os.ReadFile(path); (err == nil) != existed || string(now) != old {
+		return false, "stale: " + rel + " changed on disk while the change was being confirmed"
+	}
+	if err := c.writeAtomic(rel, []byte(next)); err != nil {
+		return false, "write " + rel + ": " + err.Error()
+	}
+	return true, ""
+}
+
+// textEdits returns the edits of dc with their annotation IDs ("" for a
+// plain edit).
+func textEdits(dc *protocol.TextDocumentEdit, rel string) ([]protocol.TextEdit, []protocol.ChangeAnnotationIdentifier, string) {
+	all := make([]protocol.TextEdit, len(dc.Edits))
+	ids := make([]protocol.ChangeAnnotationIdentifier, len(dc.Edits))
+	for i, e := range dc.Edits {
+		switch e := e.(type) {
+		case *protocol.TextEdit:
+			all[i] = *e
+		case *protocol.AnnotatedTextEdit:
+			all[i], ids[i] = e.TextEdit, e.AnnotationID
+		default:
+			return nil, nil, fmt.Sprintf("unsupported edit %T in %s", e, rel)
+		}
+	}
+	return all, ids, ""
+}
+
+// confirmHunks asks for each hunk and returns those approved: a hunk
+// whose annotation does not need confirmation is allowed by policy
+// without a question.
+func (c *client) confirmHunks(rel string, all []protocol.TextEdit, ids []protocol.ChangeAnnotationIdentifier, notes map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation) []protocol.TextEdit {
+	var keep []protocol.TextEdit
+	for i := range all {
+		label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(all), rel)
+		a, annotated := notes[ids[i]]
+		if annotated {
+			label = a.Label
+		}
+		if annotated && (a.NeedsConfirmation == nil || !*a.NeedsConfirmation) {
+			c.out.approval("Apply "+label+"?", command.ActionApprove, "allowed by policy")
+			keep = append(keep, all[i])
+			continue
+		}
+		if c.confirm("Apply " + label + "?") {
+			keep = append(keep, all[i])
+		}
+	}
+	return keep
 }
 
 func fail(reason string) *protocol.ApplyWorkspaceEditResult {
