@@ -52,7 +52,7 @@ var depsRules = map[string][]string{
 
 // testOnly are test-helper packages: only _test.go files (whose imports
 // go list reports apart) may import them.
-var testOnly = []string{"sandbox/sandboxtest", "tools/mcp/mcptest"}
+var testOnly = []string{"sandbox/sandboxtest", "sandbox/sqlguard/sqlguardtest", "tools/mcp/mcptest"}
 
 // thirdParty says which of our packages (and those below them) may import
 // a restricted library, by import path prefix.

@@ -3,14 +3,16 @@ package sqlguard
 import (
 	"bufio"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/agentls/agentls/sandbox/sqlguard/sqlguardtest"
 )
 
 // sqlCase is one line of testdata/sql.jsonl.
@@ -44,15 +46,11 @@ func loadSQLCases(t testing.TB) []sqlCase {
 	return cases
 }
 
-// sqlFixture is the schema of the README's SQL fixture, with a few rows.
-var sqlFixture = []string{
-	"CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT, email TEXT, password_hash TEXT)",
-	"CREATE TABLE orders(id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id), total REAL, created_at TEXT)",
-	"CREATE INDEX idx_orders_user ON orders(user_id)",
-	"CREATE VIEW v_user_totals AS SELECT user_id, sum(total) AS t FROM orders GROUP BY user_id",
+// sqlFixture is the README's SQL fixture, with a few rows.
+var sqlFixture = append(slices.Clone(sqlguardtest.Schema),
 	"INSERT INTO users VALUES (1, 'ann', 'ann@example.com', 'h1'), (2, 'bob', 'bob@example.com', 'h2'), (3, 'cy', NULL, 'h3')",
 	"INSERT INTO orders VALUES (1, 1, 12.5, '2026-01-01'), (2, 1, 3, '2026-01-02'), (3, 2, 40, '2026-02-01')",
-}
+)
 
 // newSQLFixture creates app.db (the fixture) and other.db (for the ATTACH
 // cases) in a fresh directory and returns its absolute path.
@@ -62,23 +60,9 @@ func newSQLFixture(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	makeDB(t, filepath.Join(dir, "app.db"), sqlFixture...)
-	makeDB(t, filepath.Join(dir, "other.db"), "CREATE TABLE secrets(s TEXT)", "INSERT INTO secrets VALUES ('other-secret')")
+	sqlguardtest.Create(t, filepath.Join(dir, "app.db"), sqlFixture...)
+	sqlguardtest.Create(t, filepath.Join(dir, "other.db"), "CREATE TABLE secrets(s TEXT)", "INSERT INTO secrets VALUES ('other-secret')")
 	return dir
-}
-
-func makeDB(t testing.TB, path string, stmts ...string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
 }
 
 // fileState is what a snapshot records of one file.

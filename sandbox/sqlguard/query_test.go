@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/sandboxtest"
+
+	"github.com/agentls/agentls/sandbox/sqlguard/sqlguardtest"
 )
 
 const unboundedCTE = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) "
@@ -212,12 +214,12 @@ func TestQuerySQLite_B3_Files(t *testing.T) {
 	sandboxtest.Mkfifo(t, filepath.Join(dir, "fifo.db"))
 	sandboxtest.MustWrite(t, filepath.Join(dir, "text.db"), "not a database, just text that is long enough to have a header\n")
 	odd := filepath.Join(dir, "we?ird#name%20&mode=rwc.db")
-	makeDB(t, filepath.Join(dir, "plain"), "CREATE TABLE t(x)", "INSERT INTO t VALUES (42)")
+	sqlguardtest.Create(t, filepath.Join(dir, "plain"), "CREATE TABLE t(x)", "INSERT INTO t VALUES (42)")
 	if err := os.Rename(filepath.Join(dir, "plain"), odd); err != nil {
 		t.Fatal(err)
 	}
 	wal := filepath.Join(dir, "wal.db")
-	makeDB(t, wal, "PRAGMA journal_mode=WAL", "CREATE TABLE t(x)", "INSERT INTO t VALUES (7)")
+	sqlguardtest.Create(t, wal, "PRAGMA journal_mode=WAL", "CREATE TABLE t(x)", "INSERT INTO t VALUES (7)")
 	before := snapshotDir(t, dir)
 	for _, name := range []string{"missing.db", "sub.db", "fifo.db", "text.db", "nodir/x.db"} {
 		_, err := Query(t.Context(), filepath.Join(dir, name), "SELECT 1", Limits{Timeout: time.Second})

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"errors"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/netguard"
 	"github.com/agentls/agentls/sandbox/sqlguard"
+	"github.com/agentls/agentls/tools"
 )
 
 // TestHumanConfirm_T15_T16_Timeout: the model's own question has the same

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // slowProposer answers after a while, as a user deciding in the editor.

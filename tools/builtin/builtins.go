@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"bytes"
 	"context"
 	"embed"
@@ -18,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 )
 
 //go:embed descriptions/*.md

@@ -1,11 +1,11 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func TestBuiltins_B1_Registry(t *testing.T) {

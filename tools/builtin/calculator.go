@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +10,8 @@ import (
 	"math"
 	"math/big"
 	"strings"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // calculator limits.

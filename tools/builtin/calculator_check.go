@@ -1,9 +1,9 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // checkCalculator allows arithmetic, which touches nothing. A bad

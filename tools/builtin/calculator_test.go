@@ -1,12 +1,12 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"encoding/json"
 	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func TestCalculator_B5_Values(t *testing.T) {

@@ -1,11 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"fmt"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 )
 
 // pathAccess is what a tool does with its path argument.

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"os"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // allowAllWrites is the user policy of issue 11: every write preapproved.

@@ -1,12 +1,12 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func editFileTool() *tools.Tool {

@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"cmp"
 	"context"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // checkEditFile is edit_file's static policy step: writes its path.

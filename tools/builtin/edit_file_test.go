@@ -1,12 +1,12 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 type edit struct {

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // fakeApprover answers with a fixed answer, or blocks, or fails.

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // fakeWorkspace reads the disk, preferring an overlay of unsaved buffers.
@@ -157,14 +157,7 @@ func (h *harness) call(t *testing.T, name string, args any) tools.Result {
 // may mention the host directories.
 func (h *harness) callWith(t *testing.T, opts *tools.GatewayOptions, name string, args any) tools.Result {
 	t.Helper()
-	raw, ok := args.(string)
-	if !ok {
-		b, err := json.Marshal(args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw = string(b)
-	}
+	raw := rawArgs(t, args)
 	type answer struct {
 		res tools.Result
 		err error
@@ -187,6 +180,20 @@ func (h *harness) callWith(t *testing.T, opts *tools.GatewayOptions, name string
 		t.Errorf("%s result leaks a host path: %s", name, a.res.Content)
 	}
 	return a.res
+}
+
+// rawArgs is args as JSON text: as it is when it is a string, else
+// marshalled.
+func rawArgs(t *testing.T, args any) string {
+	t.Helper()
+	if raw, ok := args.(string); ok {
+		return raw
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // wantErr checks that res is a structured tool error (T11) with code and,

@@ -1,14 +1,14 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // fakeHooks answers PreToolUse and PostToolUse from functions and records

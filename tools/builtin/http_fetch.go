@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/tools"
 )
 
 // httpMaxText bounds the page text in a result, under MaxResultChars so

@@ -1,12 +1,11 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/tools"
 )
 
 // checkHTTPFetch is the static step: the URL against the policy, no I/O.

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/tools"
 )
 
 // fetchApprover approves everything and keeps the last request.

@@ -1,11 +1,11 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // humanConfirmTool lets the model ask the user itself (T16). The answer is

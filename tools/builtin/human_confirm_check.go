@@ -1,9 +1,9 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // checkHumanConfirm allows the question: asking the user touches nothing,

@@ -1,14 +1,14 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // listMaxEntries bounds one list_dir answer.

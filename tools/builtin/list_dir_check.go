@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"cmp"
 	"context"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // checkListDir is list_dir's static policy step: lists names only.

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"slices"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/sandbox/netguard"
+	"github.com/agentls/agentls/tools"
 )
 
 func mustGateway(t *testing.T, reg *tools.Registry, o *tools.GatewayOptions) *tools.Gateway {

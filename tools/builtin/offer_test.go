@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"bytes"
 	"fmt"
 	"os"
@@ -11,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // TestGateway_I16_WithheldToolRefusedWithWhy: a tool the run withholds

@@ -1,14 +1,14 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // TestGateway_T4_PolicyExamples asks the shared labelled path cases the way

@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // TestFileTools_T4_MeantDifferently: a path starting with ~ or ~user, or

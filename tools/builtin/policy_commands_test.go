@@ -1,13 +1,13 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // decideCommand runs run_command's check and the policy on cmd, in a

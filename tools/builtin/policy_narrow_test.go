@@ -1,14 +1,14 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // policyFiles writes a user file and a project file (as

@@ -1,7 +1,9 @@
 package builtin
 
-import "github.com/agentls/agentls/tools"
-import "github.com/agentls/agentls/sandbox/shell"
+import (
+	"github.com/agentls/agentls/sandbox/shell"
+	"github.com/agentls/agentls/tools"
+)
 
 // narrowByProject weighs the project's shell rules (T20): the command is
 // analysed a second time with them in place of the user's, and that

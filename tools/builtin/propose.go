@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 )
 
 // propose sends change to the editor and turns the user's answer into the

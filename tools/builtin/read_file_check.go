@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"cmp"
 	"context"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // checkReadFile is read_file's static policy step: reads its path: content, so a secret-looking file is asked about.

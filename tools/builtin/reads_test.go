@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // TestEditFile_T17_StaleSinceRead: a change computed against content the

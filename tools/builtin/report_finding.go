@@ -1,11 +1,11 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func reportFindingTool() *tools.Tool {

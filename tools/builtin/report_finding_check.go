@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"cmp"
 	"context"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // checkReportFinding is report_finding's static policy step: names a line of its path; it reads nothing.

@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"slices"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func TestReportFinding_E5(t *testing.T) {

@@ -1,14 +1,14 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // riskTools registers two tools whose names say the opposite of their

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/shell"
+	"github.com/agentls/agentls/tools"
 )
 
 // RunCommand returns the run_command tool (B2): the command is analysed

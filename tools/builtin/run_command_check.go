@@ -1,13 +1,12 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/agentls/agentls/sandbox/shell"
+	"github.com/agentls/agentls/tools"
 )
 
 // checkRunCommand is run_command's static policy step: the command as

@@ -1,12 +1,12 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // TestRunCommand_NoRunner: an Env without a process runner (agentls vet,

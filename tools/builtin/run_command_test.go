@@ -1,11 +1,11 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // TestRunCommand_B2_T8_Executes: run_command runs its command through the

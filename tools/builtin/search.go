@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 )
 
 // search limits.

@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"cmp"
 	"context"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // checkSearch is search's static policy step: reads the content of what it searches (the workspace root when path is unset).

@@ -1,11 +1,11 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func TestSearch_B1(t *testing.T) {

@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
 )
 
 // TestReadFile_Issue10_14_SecretsAsk: read_file of a secret-looking file

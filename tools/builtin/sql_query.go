@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/sqlguard"
+	"github.com/agentls/agentls/tools"
 )
 
 // sql_query output limits.

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/sandbox/sqlguard"
+	"github.com/agentls/agentls/tools"
 )
 
 // checkSQLQuery is the static step (T4-T6): the database path inside the

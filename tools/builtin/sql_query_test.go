@@ -1,18 +1,17 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver that builds the fixture
+	"github.com/agentls/agentls/sandbox/sqlguard/sqlguardtest"
+	"github.com/agentls/agentls/tools"
 )
 
 // sqlHarness is a workspace holding the README's SQL fixture (app.db), a
@@ -34,14 +33,10 @@ func newSQLHarness(t *testing.T) *sqlHarness {
 			t.Fatal(err)
 		}
 	}
-	makeSQLite(t, filepath.Join(h.root, "app.db"),
-		"CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT, email TEXT, password_hash TEXT)",
-		"CREATE TABLE orders(id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id), total REAL, created_at TEXT)",
-		"CREATE INDEX idx_orders_user ON orders(user_id)",
-		"CREATE VIEW v_user_totals AS SELECT user_id, sum(total) AS t FROM orders GROUP BY user_id",
+	sqlguardtest.Create(t, filepath.Join(h.root, "app.db"), append(slices.Clone(sqlguardtest.Schema),
 		"INSERT INTO users VALUES (1, 'ann', 'ann@example.com', 'h1'), (2, 'bob', 'b\tb\nx', 'h2'), (3, 'cy', NULL, 'h3')",
-		"INSERT INTO orders VALUES (1, 1, 12.5, '2026-01-01'), (2, 1, 3, '2026-01-02'), (3, 2, 40, '2026-02-01')")
-	makeSQLite(t, filepath.Join(base, "outside", "secret.db"), "CREATE TABLE s(x)", "INSERT INTO s VALUES ('TOP SECRET')")
+		"INSERT INTO orders VALUES (1, 1, 12.5, '2026-01-01'), (2, 1, 3, '2026-01-02'), (3, 2, 40, '2026-02-01')")...)
+	sqlguardtest.Create(t, filepath.Join(base, "outside", "secret.db"), "CREATE TABLE s(x)", "INSERT INTO s VALUES ('TOP SECRET')")
 	if err := os.Symlink("../outside/secret.db", filepath.Join(h.root, "link.db")); err != nil {
 		t.Fatal(err)
 	}
@@ -51,32 +46,11 @@ func newSQLHarness(t *testing.T) *sqlHarness {
 	return h
 }
 
-func makeSQLite(t *testing.T, path string, stmts ...string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
-
 // call runs sql_query through the gateway; no result may mention the
 // host directories.
 func (h *sqlHarness) call(t *testing.T, args any) tools.Result {
 	t.Helper()
-	raw, ok := args.(string)
-	if !ok {
-		b, err := json.Marshal(args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw = string(b)
-	}
+	raw := rawArgs(t, args)
 	res, err := h.runner.Call(t.Context(), "sql_query", raw)
 	if err != nil {
 		t.Fatalf("Go error %v", err)

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"fmt"
 	"os"
@@ -15,6 +13,7 @@ import (
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/shell"
 	"github.com/agentls/agentls/sandbox/stage"
+	"github.com/agentls/agentls/tools"
 )
 
 // Staged execution's gateway step (S9, S10): run_command's processes

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/sandbox/shell"
+	"github.com/agentls/agentls/tools"
 )
 
 // callUnasked runs command through the gateway under the editor's

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +13,7 @@ import (
 
 	sbexec "github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/stage"
+	"github.com/agentls/agentls/tools"
 )
 
 // stagedHarness is a workspace whose command `sh attack.sh` runs without

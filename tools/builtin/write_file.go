@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"github.com/agentls/agentls/tools"
-
 	"context"
 	"encoding/json"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func writeFileTool() *tools.Tool {
