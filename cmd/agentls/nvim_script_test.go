@@ -18,6 +18,8 @@ type nvimResult struct {
 	Failures []string `json:"failures"`
 	LSPLog   string   `json:"lsp_log"`
 	Prompts  []any    `json:"prompts"`
+	// Shown is what a script records of what the plugin showed.
+	Shown json.RawMessage `json:"shown,omitempty"`
 }
 
 // runNvimScript runs the Lua test script in headless nvim (--clean) in

@@ -100,7 +100,7 @@ local function on_review(review)
   table.insert(prompts, { kind = "review", hunks = titles, keys = keys })
   if not keys then
     check(false, "a review opened with no keys scripted for it", titles)
-    keys = "q"
+    keys = "R\r"
   end
   vim.api.nvim_feedkeys(keys, "t", false)
 end
@@ -166,9 +166,33 @@ end
 
 local agentls = require("agentls")
 
+-- wait is vim.wait that lets the editor idle meanwhile: the script runs
+-- in a coroutine, which sleeps on a timer between checks, so that typed
+-- keys (nvim_feedkeys) reach the review's mappings as a user's would.
+-- vim.wait would hold the event loop and no mapping would run.
+local function wait(ms, cond, interval)
+  local co, is_main = coroutine.running()
+  if not co or is_main then
+    return vim.wait(ms, cond, interval)
+  end
+  local deadline = vim.loop.now() + ms
+  while true do
+    if cond() then
+      return true
+    end
+    if vim.loop.now() >= deadline then
+      return false
+    end
+    vim.defer_fn(function()
+      coroutine.resume(co)
+    end, interval or 20)
+    coroutine.yield()
+  end
+end
+
 -- wait_result waits for the next command result (set by the plugin).
 local function wait_result(what, ms)
-  local ok = vim.wait(ms or 20000, function()
+  local ok = wait(ms or 20000, function()
     return agentls.last_result ~= nil
   end, 50)
   check(ok, what .. ": result arrived")
@@ -190,7 +214,7 @@ local function run()
   local path = vim.api.nvim_buf_get_name(bufnr)
   local before = read_file(path)
 
-  if not check(vim.wait(15000, function()
+  if not check(wait(15000, function()
     return agentls.initialized
   end, 50), "server initialized") then
     return
@@ -259,11 +283,11 @@ local function run()
   check(preview:find('-\treturn "hello, " + name', 1, true) ~= nil, "diff preview shows the old line", agentls.last_preview)
   check(preview:find(' import "fmt"', 1, true) ~= nil and preview:find(' func main() {', 1, true) ~= nil,
     "E13 the review shows three lines of context around the hunk", agentls.last_preview)
-  check(preview:find("a accept", 1, true) ~= nil and preview:find("q reject all", 1, true) ~= nil, "E13 the review shows its keys", agentls.last_preview)
+  check(preview:find("a accept", 1, true) ~= nil and preview:find("<CR> finish", 1, true) ~= nil, "E13 the review shows its keys", agentls.last_preview)
   check(preview:find("[+] accepted", 1, true) ~= nil, "E13 the review marks the accepted hunk", agentls.last_preview)
   local after = before:gsub('"hello, "', '"Hello, "')
   check(buf_text(bufnr) == after, "edit landed in the buffer", buf_text(bufnr))
-  local saved = vim.wait(5000, function()
+  local saved = wait(5000, function()
     return read_file(path) == after
   end, 50)
   check(saved, "edit is on disk (agentls/saveDocuments)", read_file(path))
@@ -277,7 +301,7 @@ local function run()
   check(review.status == "done", "review status done", review)
   check(review.findings and #review.findings == 1, "review returned one finding", review.findings)
   local diags = {}
-  vim.wait(3000, function()
+  wait(3000, function()
     diags = vim.diagnostic.get(bufnr)
     return #diags > 0
   end, 50)
@@ -291,7 +315,7 @@ local function run()
 
   -- Execute again, and reject the proposed edit at the preview (E6, E13).
   local saved_text = read_file(path)
-  table.insert(review_keys, "q") -- reject everything, close
+  table.insert(review_keys, "R\r") -- reject every hunk, finish
   agentls.last_result = nil
   vim.cmd("AgentExecute Capitalize World too")
   local rej = wait_result("rejected execute")
@@ -315,7 +339,7 @@ local function run()
   check(vim.deep_equal(rv.result, { true, false }), "E13 hunk 1 accepted, hunk 2 rejected", rv.result)
   local want = saved_text:gsub('"Hello, "', '"Hi, "')
   check(buf_text(bufnr) == want, "E13 the buffer holds hunk 1 only", buf_text(bufnr))
-  check(vim.wait(5000, function()
+  check(wait(5000, function()
     return read_file(path) == want
   end, 50), "E13 the partial edit is on disk", read_file(path))
 
@@ -336,7 +360,7 @@ local function run()
   check(reviews == before_reviews, "E13 no review for a preapproved edit", reviews - before_reviews)
   local want2 = want:gsub('greet%("world"%)', 'greet("World")')
   check(buf_text(bufnr) == want2, "preapproved edit landed in the buffer", buf_text(bufnr))
-  check(vim.wait(5000, function()
+  check(wait(5000, function()
     return read_file(path) == want2 and not vim.bo[bufnr].modified
   end, 50), "preapproved edit saved")
 
@@ -358,7 +382,7 @@ local function run()
   check(read_file(path) == outside, "T17 the outside change on disk is kept", read_file(path))
   -- Take the outside change into the buffer, as :checktime does.
   vim.cmd("checktime")
-  check(vim.wait(3000, function()
+  check(wait(3000, function()
     return buf_text(bufnr) == outside
   end, 50), "the buffer reloads the outside change", buf_text(bufnr))
 
@@ -397,14 +421,14 @@ local function run()
   end, prompts)
   check(inputs_after == inputs_before, "A16 execute this plan asked for no instruction", prompts)
   local changed = before_session:gsub('greet%("World"%)', 'greet("whole world")')
-  check(vim.wait(5000, function()
+  check(wait(5000, function()
     return read_file(path) == changed
   end, 50), "A16 the plan's edit is on disk", read_file(path))
   agentls.last_result = nil
   vim.cmd("AgentRevert")
   local rev = wait_result("revert")
   check(rev.reverted == sexec.runId and #(rev.restored or {}) == 1 and #(rev.stale or {}) == 0, "A16 AgentRevert restored the run's file", rev)
-  check(vim.wait(5000, function()
+  check(wait(5000, function()
     return read_file(path) == before_session
   end, 50), "A16 the revert is on disk", read_file(path))
   check(buf_text(bufnr) == before_session, "A16 the revert is in the buffer", buf_text(bufnr))
@@ -417,18 +441,18 @@ local function run()
 
   -- Stopping the client (shutdown, exit) ends the server process.
   vim.lsp.stop_client(agentls.client_id)
-  check(vim.wait(5000, function()
+  check(wait(5000, function()
     return agentls.client_id == nil
   end, 50), "server exits after shutdown+exit (vim.lsp.stop_client)")
 end
 
-vim.defer_fn(function()
+vim.defer_fn(coroutine.wrap(function()
   local ok, err = xpcall(run, debug.traceback)
   if not ok then
     check(false, "test script raised an error", err)
   end
   finish()
-end, 0)
+end), 0)
 
 -- Never hang: give up well before the Go test's own timeout.
 vim.defer_fn(function()

@@ -112,6 +112,8 @@ local function run()
   check(has(t1, "# agentls plan main.go") and has(t1, "session ") and has(t1, "Plan:\n1. Read greet in main.go.\n2. Capitalize the greeting.\n── run done"),
     "the plan's text streamed into the run buffer (before the run's end, not from the result)", t1)
   check(vim.api.nvim_get_current_buf() == main, "the run view did not take the cursor")
+  local _, copies = t1:gsub("Capitalize the greeting%.", "")
+  check(copies == 1, "the plan's text is in the run buffer once (issue 24)", t1)
   local plan_path = agentls.last_result.plan
   check(plan_path and vim.fn.filereadable(plan_path) == 1, "the plan is saved as a document", plan_path)
   if plan_path then
@@ -141,6 +143,10 @@ local function run()
   check(has(t2, "✗ read_file ../outside.txt refused: path_outside_root"), "a refused call shows its error code", t2)
   check(has(t2, "steps: run_command exit 126; read_file path_outside_root"), "the steps show exit 126, not ok", t2)
   check(ex.status == "done", "execute done", ex)
+  local run_wins = vim.tbl_filter(function(w)
+    return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):find("agentls://run/", 1, true) ~= nil
+  end, vim.api.nvim_list_wins())
+  check(#run_wins == 1 and vim.api.nvim_win_get_buf(run_wins[1]) == r2.bufnr, "the second run reused the run window (issue 24)", #run_wins)
 
   -- :AgentRuns 1 reopens the first run; :AgentPlans opens the saved plan.
   vim.cmd("AgentRuns 1")
@@ -155,6 +161,8 @@ local function run()
   check(has(health, "version: agentls"), "checkhealth shows the version", health)
   check(has(health, "model: e2e-fake-model"), "checkhealth shows the model", health)
   check(has(health, "seccomp") and has(health, "landlock"), "checkhealth lists the sandbox layers", health)
+  local audit = health:match("[^\n]*audit log: [^\n]*") or ""
+  check(has(audit, "(writable)") and has(audit, "OK") and not has(audit, "WARN"), "checkhealth: a writable audit log is OK, not a warning (issue 24)", audit)
 end
 
 local ok, err = pcall(run)

@@ -81,7 +81,18 @@ function M.start()
   end
   local cfg = agentls.config
   agentls.initialized = false
-  agentls.client_id = start_client({
+  -- reply_later: the review answers workspace/applyEdit when the user
+  -- finishes it, also on Neovim 0.7.
+  agentls.client_id = require("agentls.reply_later").wrap_start(function()
+    return start_client(M.client_config(cfg))
+  end)
+  return agentls.client_id
+end
+
+-- client_config is the client's configuration for vim.lsp.start_client.
+function M.client_config(cfg)
+  local agentls = require("agentls")
+  return {
     name = "agentls",
     cmd = cfg.cmd,
     cmd_env = cfg.cmd_env,
@@ -100,16 +111,19 @@ function M.start()
         cfg.on_init(c, result)
       end
     end,
-    on_exit = function(code, signal)
+    on_exit = function(code, signal, id)
       agentls.client_id, agentls.initialized = nil, false
+      vim.schedule(function()
+        require("agentls.reply_later").forget(id)
+        require("agentls.review").cancel_all("the server stopped")
+      end)
       if code ~= 0 then
         vim.schedule(function()
           ui.notify(string.format("server exited (code %s, signal %s); see :lua vim.cmd('edit '..vim.lsp.get_log_path())", code, signal), vim.log.levels.WARN)
         end)
       end
     end,
-  })
-  return agentls.client_id
+  }
 end
 
 -- attach connects a file buffer under the root to the server, starting it.

@@ -1,7 +1,8 @@
 -- :checkhealth agentls — is the server there, which version, is a model
--- configured, which sandbox layers this machine has (`agentls version
--- --sandbox`). Works with the health API of Neovim 0.7 (health#report_*),
--- 0.8/0.9 (vim.health.report_*) and 0.10+ (vim.health.start/ok/…).
+-- configured, is the audit log writable, which sandbox layers this machine
+-- has (`agentls version --sandbox`). Works with the health API of Neovim
+-- 0.7 (health#report_*), 0.8/0.9 (vim.health.report_*) and 0.10+
+-- (vim.health.start/ok/…).
 
 local M = {}
 
@@ -86,10 +87,24 @@ function M.check()
     info("API key: none in the environment (fine for local servers; OpenAI needs OPENAI_API_KEY)")
   end
 
+  -- "audit log: PATH (writable)" is as it should be (issue 24: it was
+  -- warned about); "none (…)" or "PATH: NOT WRITABLE: …" is not.
+  for i = 2, #lines do
+    local audit = vim.trim(lines[i]):match("^audit log: (.*)$")
+    if audit then
+      start("agentls: audit log")
+      if audit:match(" %(writable%)$") then
+        ok("audit log: " .. audit)
+      else
+        warn("audit log: " .. audit .. " (tool calls are not recorded)")
+      end
+    end
+  end
+
   start("agentls: sandbox layers")
   for i = 2, #lines do
     local l = vim.trim(lines[i])
-    if l ~= "" and l ~= "sandbox layers:" then
+    if l ~= "" and l ~= "sandbox layers:" and not l:match("^audit log: ") then
       if l:match("%sactive") then
         ok(l)
       else

@@ -6,10 +6,12 @@
 --   client.lua           starting the server, capabilities, attaching buffers
 --   handlers/            what the server sends, one method a file
 --   workspace_edit.lua   hunks, staleness and the accepted part of an edit
---   review.lua           the per-hunk review window (DESIGN.md E13)
+--   review.lua           the per-hunk review buffer, not modal (DESIGN.md E13)
+--   reply_later.lua      answering workspace/applyEdit when the review ends
 --   execute_command.lua  sending a command and recording its answer
 --   results.lua          showing results, reverts, errors; the quickfix list
 --   runs.lua             the live run view, statusline, saved plans (E16)
+--   sessions.lua         the sessions picker (:AgentSessions)
 --   usercommands.lua     the Ex commands (also defined by plugin/agentls.lua)
 --   ui.lua               notifications and questions that wait for an answer
 --   health.lua           :checkhealth agentls
@@ -31,10 +33,11 @@ local defaults = {
   filetypes = nil,
   -- Review proposed edits hunk by hunk before applying them.
   confirm_edits = true,
-  -- Called when a review opens: function(review) with review.buf, review.win
-  -- and review.items (tests feed keys from here).
+  -- Called when a review is first shown: function(review) with review.buf,
+  -- review.items and review.decisions (tests feed keys from here).
   on_review = nil,
-  -- How long (ms) a prompt may stay open; the server denies after 5 minutes anyway.
+  -- How long (ms) a prompt or a review may stay open; the server denies
+  -- after its approval timeout (5 minutes by default) anyway.
   prompt_timeout = 5 * 60 * 1000,
   -- Called once the server answered initialize: function(client, initialize_result).
   on_init = nil,

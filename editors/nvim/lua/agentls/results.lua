@@ -49,6 +49,9 @@ local function quickfix(name, findings)
   vim.fn.setqflist({}, " ", { title = "agentls " .. name, items = items })
 end
 
+-- edits_text is runs.edits_text: the one line that counts a run's edits.
+M.edits_text = runs.edits_text
+
 -- show tells the result of a plan, review or execute.
 function M.show(command, result)
   local name = command:gsub("^agentls%.", "")
@@ -57,9 +60,9 @@ function M.show(command, result)
     table.insert(lines, string.format("  %d. %s", i, step_text(step)))
   end
   local e = result.edits
-  if e and (e.proposed or 0) > 0 then
-    local stale = (e.stale or 0) > 0 and string.format(", %d stale (the file changed)", e.stale) or ""
-    table.insert(lines, string.format("edits: %d proposed, %d applied, %d rejected%s", e.proposed, e.applied or 0, e.rejected or 0, stale))
+  local counts = M.edits_text(e)
+  if counts then
+    table.insert(lines, counts)
   end
   local findings = result.findings or {}
   if #findings > 0 then

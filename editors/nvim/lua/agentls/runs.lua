@@ -1,9 +1,10 @@
 -- The live run view of agentls for Neovim (DESIGN.md E16): one scratch
--- buffer per run (agentls://run/N) with the model's text as it streams and
--- each tool call with its outcome (the command, its exit code, the files it
--- added, changed and deleted, the first lines of its output; a refused call
--- with its error code), a statusline
--- component, and plans kept as markdown documents.
+-- buffer per run (agentls://run/N), all shown in one run window, with the
+-- model's text as it streams and each tool call with its outcome (the
+-- command, its exit code, the files it added, changed and deleted, the
+-- first lines of its output; a refused call with its error code), the
+-- edit counts, a statusline component, and plans kept as markdown
+-- documents.
 --
 --   :AgentRuns [N]   reopen the run buffer N (default: the newest)
 --   :AgentPlans      pick a saved plan and open it
@@ -243,27 +244,65 @@ function M.step_text(s)
   return string.format("%s ok", s.tool or "?")
 end
 
--- open shows run in a split at the bottom; focus stays where it was.
+-- edits_text is the one line that counts a run's edits, the same in the
+-- notification and the run buffer (E16, E18): proposed, applied, rejected,
+-- refused as stale, and the files created and deleted when the server
+-- names them; nil when nothing was proposed.
+function M.edits_text(e)
+  if type(e) ~= "table" or (e.proposed or 0) == 0 then
+    return nil
+  end
+  local s = string.format("edits: %d proposed, %d applied, %d rejected, %d stale", e.proposed, e.applied or 0, e.rejected or 0, e.stale or 0)
+  for _, k in ipairs({ "created", "deleted" }) do
+    if type(e[k]) == "table" and #e[k] > 0 then
+      local names = vim.tbl_map(function(f)
+        return M.visible(type(f) == "table" and (f.path or "?") or f)
+      end, e[k])
+      s = s .. string.format("; %s: %s", k, table.concat(names, ", "))
+    end
+  end
+  return s
+end
+
+-- run_window is the window that shows a run buffer, if one does: every
+-- run goes into that one window (issue 24: each run stacked a split).
+local function run_window()
+  if M.win and vim.api.nvim_win_is_valid(M.win) then
+    return M.win
+  end
+  for _, r in ipairs(M.runs) do
+    local wins = vim.api.nvim_buf_is_valid(r.bufnr) and vim.fn.win_findbuf(r.bufnr) or {}
+    if #wins > 0 then
+      M.win = wins[1]
+      return M.win
+    end
+  end
+  M.win = nil
+end
+
+-- open shows run in the run window, a split at the bottom made when there
+-- is none; focus stays where it was unless focus is set.
 function M.open(run, focus)
   run = run or M.runs[#M.runs]
   if not run then
     vim.notify("agentls: no run yet", vim.log.levels.INFO, { title = "agentls" })
     return
   end
-  local wins = vim.fn.win_findbuf(run.bufnr)
-  if #wins > 0 then
-    if focus then
-      vim.api.nvim_set_current_win(wins[1])
-    end
-    return
-  end
   local cur = vim.api.nvim_get_current_win()
-  vim.cmd("botright " .. M.config.height .. "split")
-  vim.api.nvim_win_set_buf(0, run.bufnr)
-  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(run.bufnr), 0 })
-  if not focus then
-    vim.api.nvim_set_current_win(cur)
+  local win = run_window()
+  if win then
+    if vim.api.nvim_win_get_buf(win) ~= run.bufnr then
+      vim.api.nvim_win_set_buf(win, run.bufnr)
+      vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(run.bufnr), 0 })
+    end
+  else
+    vim.cmd("botright " .. M.config.height .. "split")
+    win = vim.api.nvim_get_current_win()
+    M.win = win
+    vim.api.nvim_win_set_buf(win, run.bufnr)
+    vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(run.bufnr), 0 })
   end
+  vim.api.nvim_set_current_win(focus and win or cur)
 end
 
 -- begin starts the view of a run of command ("agentls.plan", …) on arg {uri, range?, instruction?}.
@@ -273,7 +312,7 @@ function M.begin(command, arg)
   if arg.range then
     target = string.format("%s:%d-%d", target, arg.range.start.line + 1, arg.range["end"].line + 1)
   end
-  local run = { n = #M.runs + 1, mode = mode, target = target, instruction = arg.instruction or "", status = "running", step = "starting" }
+  local run = { n = #M.runs + 1, mode = mode, target = target, instruction = arg.instruction or "", status = "running", step = "starting", streamed = "" }
   run.bufnr = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(run.bufnr, string.format("agentls://run/%d %s", run.n, mode))
   -- Highlighting only, by the syntax file: the markdown filetype's
@@ -324,6 +363,7 @@ function M.event(_, e)
   local sub = (e.depth or 0) > 0 and "  [sub-agent] " or ""
   if e.kind == "text" then
     text(run, e.text or "")
+    run.streamed = run.streamed .. (e.text or "")
   elseif e.kind == "toolCall" then
     line(run, sub .. "▶ " .. (e.tool or "?"))
     run.step = string.format("turn %d %s", e.turn or 0, e.tool or "?")
@@ -371,12 +411,17 @@ function M.finish(run, err, result)
   result = result or {}
   run.status = result.status or "?"
   line(run, "", string.format("── %s (session %s)", run.status, result.sessionId or "?"))
-  for _, l in ipairs(vim.split(result.summary or "", "\n", { plain = true })) do
-    line(run, l)
+  -- The summary is the model's last answer, which streamed in already;
+  -- it is written here only when it did not (issue 24: the plan twice).
+  local summary = result.summary or ""
+  if summary ~= "" and not run.streamed:find(vim.trim(summary), 1, true) then
+    for _, l in ipairs(vim.split(summary, "\n", { plain = true })) do
+      line(run, l)
+    end
   end
-  local e = result.edits
-  if e and (e.proposed or 0) > 0 then
-    line(run, string.format("edits: %d proposed, %d applied, %d rejected", e.proposed, e.applied or 0, e.rejected or 0))
+  local counts = M.edits_text(result.edits)
+  if counts then
+    line(run, counts)
   end
   local steps = {}
   for _, s in ipairs(result.steps or {}) do

@@ -48,6 +48,12 @@ M.commands = {
   { "AgentPlans", function()
     require("agentls.runs").pick_plan()
   end, { desc = "agentls: open a saved plan" } },
+  { "AgentPending", function()
+    require("agentls.review").resume()
+  end, { desc = "agentls: reopen the review of a proposed edit that waits for you" } },
+  { "AgentSessions", function()
+    require("agentls.sessions").pick()
+  end, { desc = "agentls: pick a session: show it, continue it, revert one of its runs" } },
 }
 
 -- define (re)defines every command.

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/agent/llmtest"
+)
+
+// reviewNewFile is the file the scripted model creates: it must land with
+// exactly these bytes (issue 24: Neovim added a blank line at the end).
+const reviewNewFile = "package main\n\nimport \"testing\"\n\nfunc TestGreet(t *testing.T) {\n\tif got := greet(\"x\"); got != \"hello, x\" {\n\t\tt.Fatal(got)\n\t}\n}\n"
+
+// TestNeovimReview_Issue24: issue 24's Neovim items in headless Neovim
+// with the plugin and the real server (testdata/e2e/nvim/review.lua), on
+// Debian's 0.7.2 and a current Neovim: a new file lands byte-identical
+// (not stale) and :AgentRevert removes it (E18); the review is a buffer
+// with mappings, left with <C-w>w and resumed, where :wq, q and a stray
+// <CR> decide nothing and :AgentPending reopens it (E13); a partial
+// acceptance (1 of 2 hunks) reaches the disk and the model hunk by hunk,
+// and the plugin shows the server's counts alike in its notification and
+// run buffer (E16, E18); the runs share one run window. Needs
+// AGENTLS_E2E=1.
+func TestNeovimReview_Issue24(t *testing.T) {
+	if os.Getenv(e2eEnv) != "1" {
+		t.Skipf("the Neovim review against the real server runs with %s=1", e2eEnv)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildAgentls(t)
+	nvims := []struct{ name, path string }{
+		{"0.7", "nvim"},
+		{"current", filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim")},
+	}
+	for _, n := range nvims {
+		t.Run(n.name, func(t *testing.T) {
+			nvim := needTool(t, "Neovim "+n.name, n.path)
+			model := llmtest.NewServer(reviewScript(t))
+			t.Cleanup(model.Close)
+			env := append(modelEnv(t, model),
+				"AGENTLS_E2E_BIN="+bin,
+				"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
+				"AGENTLS_E2E_NEWFILE="+reviewNewFile,
+			)
+			ws := copyWorkspace(t, repo)
+			res, ok := runNvimScript(t, nvim, filepath.Join(repo, "testdata", "e2e", "nvim", "review.lua"), ws, env, "AGENTLS_E2E_RESULT")
+			if ok {
+				t.Logf("counts shown for the partial acceptance: %s", res.Shown)
+			}
+			if model.Remaining() != 0 {
+				t.Errorf("the fake model has %d scripted turns left", model.Remaining())
+			}
+			var created, partial string
+			for _, r := range modelRequests(t, model) {
+				if s, ok := r.toolResult("new_1"); ok {
+					created = s
+				}
+				if s, ok := r.toolResult("hunks_1"); ok {
+					partial = s
+				}
+			}
+			if !strings.Contains(created, `"applied":true`) || strings.Contains(created, "stale") {
+				t.Errorf("the model should be told the new file landed as proposed; got %q", created)
+			}
+			if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
+				t.Errorf("the model should be told hunk 1 applied, hunk 2 rejected; got %q", partial)
+			}
+		})
+	}
+}
+
+// reviewScript: write_file greet_test.go, then edit_file main.go with two hunks.
+func reviewScript(t *testing.T) llmtest.Script {
+	t.Helper()
+	call := func(id, name string, args any) string {
+		b, err := json.Marshal(map[string]any{"tool_calls": []map[string]any{{"id": id, "name": name, "arguments": args}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	lines := []string{
+		call("new_1", "write_file", map[string]string{"path": "greet_test.go", "content": reviewNewFile}),
+		`{"content":"Added greet_test.go."}`,
+		call("hunks_1", "edit_file", map[string]any{"path": "main.go", "edits": []map[string]string{
+			{"old_text": `"hello, "`, "new_text": `"Hi, "`},
+			{"old_text": `greet("world")`, "new_text": `greet("Earth")`},
+		}}),
+		`{"content":"Said hi; the user kept the world."}`,
+	}
+	script, err := llmtest.ParseScript([]byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return script
+}
