@@ -264,6 +264,28 @@ local function run()
   local want_line = require("agentls.results").edits_text(pe)
   check(summary == want_line and buffer_line == want_line, "the notification and the run buffer show the server's counts alike", { summary, buffer_line, want_line })
   check(run_windows() == 1, "one run window after three runs", run_windows())
+
+  -- :AgentSessions: the sessions from `agentls sessions --json`; pick the
+  -- partial run's session and revert that run.
+  local picked = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local labels = vim.tbl_map(opts.format_item or tostring, items)
+    table.insert(picked, labels)
+    for i, l in ipairs(labels) do
+      if has(l, part.sessionId) and (#picked == 1 or has(l, "revert run " .. part.runId)) then
+        return on_choice(items[i])
+      end
+    end
+    on_choice(nil)
+  end
+  agentls.last_result = nil
+  vim.cmd("AgentSessions")
+  local srev = wait_result("revert picked in :AgentSessions")
+  check(#picked == 2 and #picked[1] >= 2, ":AgentSessions listed the sessions, then the picked one's actions", picked)
+  check(srev.reverted == part.runId and #(srev.restored or {}) == 1, ":AgentSessions reverted the picked run", srev)
+  check(wait(5000, function()
+    return not has(read_file(main_path), '"Hi, "')
+  end), "the picked run's hunk is reverted on disk", read_file(main_path))
 end
 
 vim.defer_fn(coroutine.wrap(function()

@@ -45,7 +45,8 @@ function M.execute(command, arg, bufnr, on_done)
   local function send()
     local run -- the live view, made when the request is sent
     local params = { command = command, arguments = arg and { arg } or nil }
-    if arg and command ~= "agentls.cancel" then
+    -- A run view for runs on a file; a revert of a named run ({runId}) has none.
+    if arg and arg.uri and command ~= "agentls.cancel" then
       run = runs.begin(command, arg)
     end
     client.request(c, "workspace/executeCommand", params, function(err, result)
