@@ -37,7 +37,7 @@ func (r *Registry) Register(t *Tool) error {
 	return r.add(t, sch)
 }
 
-// checkTool checks what Register checks but the schema.
+// checkTool checks what Register checks but the schema's compiling.
 func checkTool(t *Tool) error {
 	if !validToolName(t.Name) {
 		return fmt.Errorf("tool name %q: want 1-64 characters of [a-z0-9_]", t.Name)
