@@ -17,10 +17,11 @@ func (c *cli) call(ctx context.Context, name string, args []string) int {
 	fs := c.flags(name)
 	g := gatewayFlags(fs, c.getenv)
 	approve := fs.String("approve", "never", "answer approvals: never or all")
-	if code, ok := c.parse(fs, args); !ok {
+	rest, code, ok := c.parse(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 2 || (*approve != "never" && *approve != "all") {
+	if len(rest) != 2 || (*approve != "never" && *approve != "all") {
 		return c.badUsage(name)
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)
@@ -38,7 +39,7 @@ func (c *cli) call(ctx context.Context, name string, args []string) int {
 	if err != nil {
 		return c.fail(name, err)
 	}
-	res, err := runner.Call(ctx, fs.Arg(0), fs.Arg(1))
+	res, err := runner.Call(ctx, rest[0], rest[1])
 	if err != nil {
 		return c.fail(name, err)
 	}

@@ -28,10 +28,26 @@ func (c *cli) flags(name string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses a subcommand's flags as [parseFlags] does; ok is false
-// when the command must return code.
-func (c *cli) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	return parseFlags(fs, args, c.stdout, c.stderr)
+// parse parses a subcommand's flags wherever they stand on the line, as
+// most command lines do (`agentls plan hi --json` is the instruction "hi"
+// and --json), and returns the other arguments in their order; "--" ends
+// the flags, and what follows is taken as it is. Help and bad flags are
+// handled as [parseFlags] does: ok is false when the command must return
+// code.
+func (c *cli) parse(fs *flag.FlagSet, args []string) (rest []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args, c.stdout, c.stderr); !ok {
+			return nil, code, false
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			return rest, 0, true
+		}
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), 0, true
+		}
+		rest, args = append(rest, left[0]), left[1:]
+	}
 }
 
 // fail reports err of the subcommand name and returns exit code 1. The

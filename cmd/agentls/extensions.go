@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync"
 
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/tools"
@@ -33,11 +34,11 @@ func (c *cli) extensionStarter(log *slog.Logger, interactive bool) func(context.
 }
 
 // warnLogger shows warnings (servers skipped or removed, hooks that
-// failed) on w even when debug logging is off, and everything with -v.
+// failed) on w even when debug logging is off, as plain lines a person
+// reads ([plainHandler]); with -v, everything, as log records.
 func warnLogger(w io.Writer, verbose bool) *slog.Logger {
-	level := slog.LevelWarn
 	if verbose {
-		level = slog.LevelDebug
+		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	return slog.New(&plainHandler{mu: new(sync.Mutex), w: w, level: slog.LevelWarn})
 }

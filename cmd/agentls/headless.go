@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/lspserver/headless"
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -17,15 +20,16 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 	fs := c.flags(cmd)
 	file := fs.String("file", "", "file the instruction is about, relative to the current directory")
 	rng := fs.String("range", "", "selection L1:C1-L2:C2 (1-based) in --file")
-	approve := fs.String("approve", defaultApprove(c.stdin), "how to answer approvals: ask, never or all")
+	approve := fs.String("approve", "", "how to answer approvals: ask, never or all (default: ask on a terminal, never otherwise)")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
 	verbose := fs.Bool("v", false, "debug logging on stderr")
 	profile := profileFlag(fs, tools.ProfileHeadless, "policy profile: editor, headless or ci")
-	cont := fs.Bool("continue", false, "continue the workspace's most recent session (A16)")
+	cont := fs.Bool("continue", false, "continue the workspace's most recent session")
 	sessionID := fs.String("session", "", "continue the session with this ID (or a unique prefix)")
 	var strict strictFlag
 	fs.Var(&strict, "strict", "fail the run instead of repairing silently (CI, evaluations); --strict=pairing,compaction,normalizer for some")
-	if code, ok := c.parse(fs, args); !ok {
+	rest, code, ok := c.parse(fs, args)
+	if !ok {
 		return code
 	}
 	name := cmd
@@ -37,7 +41,7 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 		fmt.Fprintf(c.stderr, "agentls %s: %v\n", cmd, err)
 		return 2
 	}
-	instruction := strings.Join(fs.Args(), " ")
+	instruction := strings.Join(rest, " ")
 	if *cont && *sessionID != "" {
 		fmt.Fprintf(c.stderr, "agentls %s: --continue and --session exclude each other\n", cmd)
 		return 2
@@ -49,6 +53,9 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 		fmt.Fprintf(c.stderr, "agentls %s: an instruction is required\n", cmd)
 		return 2
 	}
+	if *approve == "" {
+		*approve = defaultApprove(c.stdin)
+	}
 	switch headless.Approve(*approve) {
 	case headless.ApproveAsk, headless.ApproveNever, headless.ApproveAll:
 	default:
@@ -57,6 +64,10 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 	}
 	if *rng != "" && *file == "" {
 		fmt.Fprintf(c.stderr, "agentls %s: --range needs --file\n", cmd)
+		return 2
+	}
+	if msg := checkFileFlag(*file); msg != "" {
+		fmt.Fprintf(c.stderr, "agentls %s: --file %s\n", cmd, msg)
 		return 2
 	}
 	defer headlessProcs(c.getenv)()
@@ -86,10 +97,8 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 // defaultApprove is ask on a terminal and never otherwise, so a script
 // can never approve by accident.
 func defaultApprove(stdin io.Reader) string {
-	if f, ok := stdin.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return string(headless.ApproveAsk)
-		}
+	if onTerminal(stdin) {
+		return string(headless.ApproveAsk)
 	}
 	return string(headless.ApproveNever)
 }
@@ -118,4 +127,26 @@ func (f *strictFlag) Set(s string) error {
 		}
 	}
 	return nil
+}
+
+// checkFileFlag says what is wrong with --file f, or "" when f is empty
+// or a file: a missing file or a directory is a bad command line, not a
+// run about nothing.
+func checkFileFlag(f string) string {
+	if f == "" {
+		return ""
+	}
+	fi, err := os.Stat(f)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return sandbox.Visible(f) + ": no such file"
+	case err != nil:
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err
+		}
+		return sandbox.Visible(f) + ": " + err.Error()
+	case fi.IsDir():
+		return sandbox.Visible(f) + ": a directory, not a file"
+	}
+	return ""
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/agentls/agentls/sandbox/exec"
 )
 
-// version is set at link time with -ldflags "-X main.version=…".
-var version = "dev"
+// version is set at link time with -ldflags "-X main.version=…";
+// otherwise [buildVersion] reads it from the build information.
+var version = ""
 
 func main() {
 	// The sandbox re-executes this binary as its helper; in that role it

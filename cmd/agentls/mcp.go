@@ -28,10 +28,11 @@ func (c *cli) mcp(ctx context.Context, name string, args []string) int {
 	} else if len(args) == 0 || !isHelp(args[0]) {
 		return c.badUsage(name)
 	}
-	if code, ok := c.parse(fs, args); !ok {
+	rest, code, ok := c.parse(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 0 {
+	if len(rest) != 0 {
 		return c.badUsage(name)
 	}
 	root, err := resolveRoot(*rootFlag)

@@ -53,8 +53,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return 0
 	case len(args) > 0 && isHelp(args[0]):
-		if len(args) > 1 && synopses[args[1]] != "" && args[0] == "help" {
-			return run(ctx, []string{args[1], "--help"}, stdin, stdout, stderr, getenv) // agentls help CMD
+		if len(args) > 1 && args[0] == "help" { // agentls help CMD
+			if synopses[args[1]] == "" {
+				fmt.Fprintf(stderr, "agentls help: no command %q\n%s", args[1], usage)
+				return 2
+			}
+			return run(ctx, []string{args[1], "--help"}, stdin, stdout, stderr, getenv)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -88,7 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 0
 	case "version", "--version", "-version":
-		fmt.Fprintf(stdout, "agentls %s\n", version)
+		fmt.Fprintf(stdout, "agentls %s\n", buildVersion())
 		fmt.Fprintln(stdout, auditHealth(getenv))
 		if len(args) > 0 && args[0] == "--sandbox" {
 			r := exec.New(&exec.Options{Helper: sandboxHelper()})
@@ -109,7 +113,9 @@ func (c *cli) serve(ctx context.Context, name string, args []string) int {
 	// LSP clients (vscode-languageclient with TransportKind.stdio, many
 	// others) pass --stdio; stdio is the only transport, so it changes nothing.
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default and only transport; accepted for LSP clients that pass it)")
-	if code, ok := c.parse(fs, args); !ok {
+	// Words that are not flags are ignored, as before: an editor's
+	// command line is not the user's to fix.
+	if _, code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	var logw io.Writer = c.stderr
@@ -123,7 +129,7 @@ func (c *cli) serve(ctx context.Context, name string, args []string) int {
 		logw = f
 	}
 	log := newLogger(logw, *verbose)
-	lspserver.Version = version
+	lspserver.Version = buildVersion()
 	// Keep one sandbox helper started ahead, so run_command does not wait
 	// for a process start (issue 4: overhead per call).
 	opts, done := c.server(log, log, *profile, &exec.Options{Prestart: true, OnLayerMissing: func(layer, why string) {

@@ -51,16 +51,9 @@ func latestSession(state string, stderr io.Writer) string {
 func (c *cli) sessions(_ context.Context, name string, args []string) int {
 	fs := c.flags(name)
 	asJSON := fs.Bool("json", false, "print JSON: one session per line, or the whole session with show")
-	if code, ok := c.parse(fs, args); !ok {
+	rest, code, ok := c.parse(fs, args)
+	if !ok {
 		return code
-	}
-	rest := fs.Args()
-	if len(rest) > 0 && rest[0] == "show" {
-		// Flags may follow the subcommand: sessions show --json ID.
-		if err := fs.Parse(rest[1:]); err != nil {
-			return 2
-		}
-		rest = append([]string{"show"}, fs.Args()...)
 	}
 	switch {
 	case len(rest) == 0, len(rest) == 1 && rest[0] == "list":
@@ -182,14 +175,23 @@ func (c *cli) revert(ctx context.Context, name string, args []string) int {
 	fs := c.flags(name)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	sessionID := fs.String("session", "", "revert the last run of this session that changed files")
-	if code, ok := c.parse(fs, args); !ok {
+	rest, code, ok := c.parse(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 1 {
+	if len(rest) > 1 {
 		return c.badUsage(name)
 	}
-	a := &command.RevertArgs{SessionID: *sessionID, RunID: fs.Arg(0)}
+	a := &command.RevertArgs{SessionID: *sessionID, RunID: firstOf(rest)}
 	log := newLogger(io.Discard, false)
 	opts := serverOptions(c.user, c.getenv, log, tools.ProfileHeadless)
 	return headless.Revert(ctx, &headless.Options{JSON: *asJSON, Approve: headless.ApproveNever, Stdout: c.stdout, Stderr: c.stderr, Server: opts}, a)
+}
+
+// firstOf is the first of args, or "".
+func firstOf(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
 }

@@ -20,10 +20,11 @@ func (c *cli) trust(ctx context.Context, name string, args []string) int {
 	rootFlag := fs.String("root", ".", "workspace root")
 	yes := fs.Bool("yes", false, "trust every entry listed")
 	revoke := fs.Bool("revoke", false, "forget the trust in this project")
-	if code, ok := c.parse(fs, args); !ok {
+	rest, code, ok := c.parse(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 0 || (*yes && *revoke) {
+	if len(rest) != 0 || (*yes && *revoke) {
 		return c.badUsage(name)
 	}
 	root, err := resolveRoot(*rootFlag)

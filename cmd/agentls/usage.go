@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // synopses are the usage lines of the subcommands, shown by
@@ -64,12 +66,14 @@ func isHelp(arg string) bool {
 }
 
 // onTerminal reports whether stdin is a terminal: plain `agentls` typed
-// by a person prints the usage instead of waiting silently for LSP.
+// by a person prints the usage instead of waiting silently for LSP, and
+// headless runs ask there. A character device is not enough: /dev/null
+// is one too, and `agentls exec … </dev/null` is a script.
 func onTerminal(stdin io.Reader) bool {
 	f, ok := stdin.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }

@@ -28,10 +28,11 @@ func (c *cli) vet(ctx context.Context, name string, args []string) int {
 	var resolves multiFlag
 	fs.Var(&resolves, "resolve", "HOST:PORT:ADDR: use ADDR for HOST:PORT (repeatable), like curl")
 	start := fs.Bool("start", false, "start the MCP servers, to check calls of their tools against their schemas")
-	if code, ok := c.parse(fs, args); !ok {
+	rest, code, ok := c.parse(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 0 {
+	if len(rest) != 0 {
 		return c.badUsage(name)
 	}
 	root, policy, err := g.load(tools.ProfileHeadless)
