@@ -4,17 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
-	_ "modernc.org/sqlite" // the SQL fixture
+	"github.com/agentls/agentls/sandbox/sqlguard/sqlguardtest"
 )
 
 // exampleCase is one labelled case of testdata/policy-examples.
@@ -220,26 +220,10 @@ func TestPolicyExamples_SQL_B3(t *testing.T) {
 
 func sqlFixture(t *testing.T, root string) {
 	t.Helper()
-	for name, stmts := range map[string][]string{
-		"app.db": {
-			`CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT, email TEXT, password_hash TEXT)`,
-			`CREATE TABLE orders(id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id), total REAL, created_at TEXT)`,
-			`CREATE INDEX idx_orders_user ON orders(user_id)`,
-			`CREATE VIEW v_user_totals AS SELECT user_id, sum(total) AS t FROM orders GROUP BY user_id`,
-			`INSERT INTO users VALUES (1,'ann','ann@example.com','x'),(2,'bob','bob@example.com','y')`,
-			`INSERT INTO orders VALUES (1,1,12.5,'2026-01-01'),(2,1,3,'2026-01-02'),(3,2,40,'2026-01-03')`,
-		},
-		"other.db": {`CREATE TABLE t(x)`, `INSERT INTO t VALUES (1)`},
-	} {
-		db, err := sql.Open("sqlite", filepath.Join(root, name))
-		must(t, err)
-		for _, s := range stmts {
-			if _, err := db.Exec(s); err != nil {
-				t.Fatalf("%s: %v", s, err)
-			}
-		}
-		must(t, db.Close())
-	}
+	sqlguardtest.Create(t, filepath.Join(root, "app.db"), append(slices.Clone(sqlguardtest.Schema),
+		`INSERT INTO users VALUES (1,'ann','ann@example.com','x'),(2,'bob','bob@example.com','y')`,
+		`INSERT INTO orders VALUES (1,1,12.5,'2026-01-01'),(2,1,3,'2026-01-02'),(3,2,40,'2026-01-03')`)...)
+	sqlguardtest.Create(t, filepath.Join(root, "other.db"), `CREATE TABLE t(x)`, `INSERT INTO t VALUES (1)`)
 }
 
 // snapshot lists a directory's files with sizes and modification times.
