@@ -30,9 +30,7 @@ func TestServer_T10_AuditFailureWarnsOnce(t *testing.T) {
 	if res := h.mustRun(command.Plan, map[string]any{"uri": h.uri("a.go"), "instruction": "x"}); res.Status != "done" {
 		t.Fatalf("status %q", res.Status)
 	}
-	if _, err := h.c.WaitNotification(time.Second, "window/showMessage", func(m lsptest.Message) bool {
-		return strings.Contains(string(m.Params), "audit log could not be written")
-	}); err != nil {
+	if _, err := h.c.WaitText(time.Second, "window/showMessage", "audit log could not be written"); err != nil {
 		t.Fatalf("no warning: %v", err)
 	}
 	if n := len(h.c.Received("window/showMessage")); n != 1 {

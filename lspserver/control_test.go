@@ -55,17 +55,12 @@ func TestServer_E15_ControlFilesUnderAllowAll(t *testing.T) {
 			var mu sync.Mutex
 			var questions []string
 			h.c.Handle("window/showMessageRequest", func(_ context.Context, raw json.RawMessage) (any, error) {
-				var q struct {
-					Message string                   `json:"message"`
-					Actions []struct{ Title string } `json:"actions"`
-				}
+				var q question
 				if err := json.Unmarshal(raw, &q); err != nil {
 					return nil, err
 				}
-				for _, a := range q.Actions {
-					if a.Title == command.ActionAlwaysAllow {
-						t.Errorf("a control-file question offers %q", a.Title)
-					}
+				if q.offers(command.ActionAlwaysAllow) {
+					t.Errorf("a control-file question offers %q", command.ActionAlwaysAllow)
 				}
 				mu.Lock()
 				questions = append(questions, q.Message)
@@ -155,10 +150,7 @@ func TestServer_E15_ControlQuestionHasNoAlways(t *testing.T) {
 	var mu sync.Mutex
 	var questions []string
 	h.c.Handle("window/showMessageRequest", func(_ context.Context, raw json.RawMessage) (any, error) {
-		var q struct {
-			Message string                   `json:"message"`
-			Actions []struct{ Title string } `json:"actions"`
-		}
+		var q question
 		if err := json.Unmarshal(raw, &q); err != nil {
 			return nil, err
 		}

@@ -4,8 +4,7 @@
 //
 // It owns:
 //
-//   - the JSON-RPC connection: LSP framing, the codec, a stream that answers
-//     a malformed frame and reads on ([NewConn]), and the handler chain
+//   - the handler chain over the connection of the sub-package transport
 //     (handler.go): notifications run inline on the read loop, in wire
 //     order; calls are released to run concurrently; $/cancelRequest
 //     reaches a call even while it starts;
@@ -14,16 +13,24 @@
 //   - the document store: the open buffers with their versions, so that a
 //     run reads what the user sees, with UTF-16 positions (documents.go,
 //     position.go);
-//   - the custom workspace/executeCommand commands (execute_command.go,
-//     run.go), whose wire shapes live in the sub-package command;
+//   - the custom workspace/executeCommand commands (execute_command.go),
+//     whose wire shapes live in the sub-package command;
+//   - runs: one constructor, newRun (run.go), resolves a command
+//     (run_resolve.go), opens its place in its session, loads the
+//     conversation and equips it with progress and its gateway
+//     (run_gateway.go); execute, plan and review hand it to the agent loop
+//     (run_agent.go) and turn the outcome into the result (run_finish.go);
+//     a revert is built by the same constructor (revert.go);
 //   - sessions (A11, A16): every run is a run of an agent/session session,
 //     continued with its sessionId; commands on one session take their
 //     place in line on the read loop, in wire order (session_order.go),
 //     and run one after the other (session.go); before a change is
-//     proposed its old content is kept (propose_checkpoint.go), and agentls.revert
-//     proposes the restore like any other change (revert.go);
-//   - translating a run into LSP: edit proposals into workspace/applyEdit
-//     with one annotated edit per hunk (propose.go, propose_apply.go, propose_verify.go),
+//     proposed its old content is kept (propose_checkpoint.go), and
+//     agentls.revert proposes the restore like any other change
+//     (revert.go);
+//   - translating a run into LSP: the proposer (propose_*.go) turns edit
+//     proposals into workspace/applyEdit with one annotated edit per hunk
+//     (propose.go, propose_apply.go, propose_hunks.go, propose_verify.go),
 //     refused as stale whenever the file is no longer what the model read,
 //     and confirmed by a question first for clients not known to show
 //     annotated edits (propose_guard.go, client_trust.go, E14, T17),
@@ -54,11 +61,12 @@
 // leave lspserver and its sub-packages. agentls's own shapes are the plain
 // structs of package command, encoded with encoding/json.
 //
-// Sub-packages: command (the wire shapes of the custom commands, mirrored
+// Sub-packages: transport (JSON-RPC framing that answers a malformed
+// frame and reads on, the codec and the connection; it imports nothing of
+// ours), command (the wire shapes of the custom commands, mirrored
 // for the VS Code extension), headless (the built-in client behind
 // `agentls plan|review|exec|demo`), watch (the recursive, bounded fsnotify
 // watch; the only importer of fsnotify) and lsptest (a fake editor for
-// tests).
-// The transcript tests in testdata/transcripts pin whole connections, message by
-// message.
+// tests). The transcript tests in testdata/transcripts pin whole
+// connections, message by message.
 package lspserver

@@ -37,9 +37,7 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 		return nil, invalidParams(fmt.Sprintf("%s takes one argument {uri, range?, instruction, sessionId?}, got %d", p.Command, len(p.Arguments)))
 	}
 	var a command.Args
-	dec := json.NewDecoder(bytes.NewReader(p.Arguments[0]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
+	if err := decodeArg(p.Arguments[0], &a); err != nil {
 		return nil, invalidParams(fmt.Sprintf("%s argument: %v", p.Command, err))
 	}
 	if a.URI == "" {
@@ -51,7 +49,20 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 		return nil, invalidParams(p.Command + ": " + err.Error())
 	}
 	a.Instruction = instruction
-	res, err := s.runAgent(ctx, mode, &a)
+	return rawResult(s.runAgent(ctx, mode, &a))
+}
+
+// decodeArg decodes a command's argument into v, refusing unknown fields.
+func decodeArg(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// rawResult is a command's result, or its error, as the reply: encoded
+// with encoding/json, for the omitempty rules the command package
+// documents.
+func rawResult[T any](res *T, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +111,7 @@ func (s *Server) cancelCommand(args []json.RawMessage) (any, error) {
 			cancelled = append(cancelled, id)
 		}
 	}
-	raw, _ := json.Marshal(command.CancelResult{Cancelled: cancelled})
-	return jsonrpc2.RawMessage(raw), nil
+	return rawResult(&command.CancelResult{Cancelled: cancelled}, nil)
 }
 
 // wireSteps mirrors the run's steps in the result. The conversion needs

@@ -174,17 +174,13 @@ func TestServer_E6_AnnotatedRejected(t *testing.T) {
 // questions with save ("" means no answer: null).
 func showMessageAnswer(approve, save string) lsptest.Handler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p struct {
-			Actions []struct{ Title string } `json:"actions"`
-		}
-		_ = json.Unmarshal(raw, &p)
-		for _, a := range p.Actions {
-			if a.Title == command.ActionApprove {
-				if approve == "" {
-					return nil, nil
-				}
-				return map[string]string{"title": approve}, nil
+		var q question
+		_ = json.Unmarshal(raw, &q)
+		if q.offers(command.ActionApprove) {
+			if approve == "" {
+				return nil, nil
 			}
+			return map[string]string{"title": approve}, nil
 		}
 		if save == "" {
 			return nil, nil
@@ -222,10 +218,7 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 			if len(qs) == 0 {
 				t.Fatal("no showMessageRequest")
 			}
-			var q struct {
-				Message string                   `json:"message"`
-				Actions []struct{ Title string } `json:"actions"`
-			}
+			var q question
 			if err := json.Unmarshal(qs[0].Params, &q); err != nil {
 				t.Fatal(err)
 			}
@@ -289,9 +282,7 @@ func TestServer_E7_ApprovalTimeoutDenies(t *testing.T) {
 	if len(q) != 1 {
 		t.Fatalf("%d questions", len(q))
 	}
-	if _, err := h.c.WaitNotification(time.Second, "$/cancelRequest", func(m lsptest.Message) bool {
-		return strings.Contains(string(m.Params), q[0].ID)
-	}); err != nil {
+	if _, err := h.c.WaitText(time.Second, "$/cancelRequest", q[0].ID); err != nil {
 		t.Errorf("the abandoned question was not cancelled: %v", err)
 	}
 	if got := h.read("a.go"); got != twoFuncs {

@@ -199,9 +199,7 @@ func TestServer_E14_MismatchReported(t *testing.T) {
 	if e := res.Edits; e.Applied != 0 || e.Stale != 1 {
 		t.Errorf("edits %+v, want 0 applied, 1 stale", e)
 	}
-	if _, err := h.c.WaitNotification(time.Second, "window/showMessage", func(m lsptest.Message) bool {
-		return strings.Contains(string(m.Params), "did not land as proposed")
-	}); err != nil {
+	if _, err := h.c.WaitText(time.Second, "window/showMessage", "did not land as proposed"); err != nil {
 		t.Errorf("the user was not told of the mismatch: %v", err)
 	}
 }
@@ -274,9 +272,7 @@ func TestServer_E14_ConfirmationPerClient(t *testing.T) {
 func TestServer_E10_WatchBoundReported(t *testing.T) {
 	h := start(t, setup{files: map[string]string{"a/x.go": "package a\n", "b/y.go": "package b\n", "c/z.go": "package c\n"},
 		opts: func(o *lspserver.Options) { o.Watch = &lspserver.WatchOptions{MaxDirs: 2} }})
-	if _, err := h.c.WaitNotification(5*time.Second, "window/logMessage", func(m lsptest.Message) bool {
-		return strings.Contains(string(m.Params), "covers 2 directories")
-	}); err != nil {
+	if _, err := h.c.WaitText(5*time.Second, "window/logMessage", "covers 2 directories"); err != nil {
 		t.Errorf("a bounded watch was not reported: %v", err)
 	}
 }

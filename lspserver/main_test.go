@@ -314,3 +314,19 @@ func clientCaps(annotations, saveDocuments, progress bool) map[string]any {
 // fullCaps is a VS Code-like client with progress, with or without change
 // annotations.
 func fullCaps(annotations bool) map[string]any { return clientCaps(annotations, false, true) }
+
+// question is a window/showMessageRequest as the tests read it.
+type question struct {
+	Message string                   `json:"message"`
+	Actions []struct{ Title string } `json:"actions"`
+}
+
+// offers reports whether q offers the action titled title.
+func (q question) offers(title string) bool {
+	for _, a := range q.Actions {
+		if a.Title == title {
+			return true
+		}
+	}
+	return false
+}

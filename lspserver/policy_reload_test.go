@@ -63,9 +63,7 @@ func TestServer_E10_BrokenPolicyKeepsLastGood(t *testing.T) {
 	if got := h.toolCode("r2"); got != "policy_denied" {
 		t.Errorf("second run: read_file result %q, want policy_denied (the previous good policy)", got)
 	}
-	if _, err := h.c.WaitNotification(time.Second, "window/showMessage", func(m lsptest.Message) bool {
-		return strings.Contains(string(m.Params), "previous good policy")
-	}); err != nil {
+	if _, err := h.c.WaitText(time.Second, "window/showMessage", "previous good policy"); err != nil {
 		t.Errorf("the user was not told that the previous policy is used: %v", err)
 	}
 }
@@ -75,9 +73,7 @@ func TestServer_E10_BrokenPolicyKeepsLastGood(t *testing.T) {
 func TestServer_E10_BrokenPolicyWithoutGoodOneFails(t *testing.T) {
 	h := start(t, setup{script: twoReads, files: map[string]string{"a.go": "package a\n", ".agentls/policy.json": "{"},
 		opts: func(o *lspserver.Options) { o.LoadPolicy = projectPolicy }})
-	if _, err := h.c.WaitNotification(5*time.Second, "window/showMessage", func(m lsptest.Message) bool {
-		return strings.Contains(string(m.Params), "runs fail until it is fixed")
-	}); err != nil {
+	if _, err := h.c.WaitText(5*time.Second, "window/showMessage", "runs fail until it is fixed"); err != nil {
 		t.Errorf("no message about the broken policy at start: %v", err)
 	}
 	_, err := h.run(command.Plan, planArg(h))
@@ -118,9 +114,7 @@ func TestServer_E10_PolicyReloadsLive(t *testing.T) {
 				var err error
 				for range 5 {
 					edit(text)
-					if _, err = h.c.WaitNotification(time.Second, "window/showMessage", func(m lsptest.Message) bool {
-						return strings.Contains(string(m.Params), msg)
-					}); err == nil {
+					if _, err = h.c.WaitText(time.Second, "window/showMessage", msg); err == nil {
 						return nil
 					}
 				}
@@ -176,9 +170,7 @@ func TestServer_E10_UserPolicyReloadsLive(t *testing.T) {
 		if err = os.WriteFile(user, []byte("{ not json"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err = h.c.WaitNotification(time.Second, "window/showMessage", func(m lsptest.Message) bool {
-			return strings.Contains(string(m.Params), "keep the previous good policy")
-		}); err == nil {
+		if _, err = h.c.WaitText(time.Second, "window/showMessage", "keep the previous good policy"); err == nil {
 			break
 		}
 	}

@@ -1,7 +1,6 @@
 package lspserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
@@ -28,23 +26,13 @@ func (s *Server) revertCommand(ctx context.Context, args []json.RawMessage) (any
 	switch len(args) {
 	case 0:
 	case 1:
-		dec := json.NewDecoder(bytes.NewReader(args[0]))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
+		if err := decodeArg(args[0], &a); err != nil {
 			return nil, invalidParams(command.Revert + ` takes {"runId"?, "sessionId"?}: ` + err.Error())
 		}
 	default:
 		return nil, invalidParams(command.Revert + " takes at most one argument")
 	}
-	res, err := s.revert(ctx, &a)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	return jsonrpc2.RawMessage(raw), nil
+	return rawResult(s.revert(ctx, &a))
 }
 
 func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.RevertResult, error) {

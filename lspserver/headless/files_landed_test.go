@@ -2,22 +2,16 @@ package headless_test
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/openai"
-	"github.com/agentls/agentls/agent/script"
-	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/headless"
 	"github.com/agentls/agentls/sandbox/exec"
@@ -53,42 +47,16 @@ func landed(t *testing.T, o headless.Options) (dir, stdout, stderr string, code 
 	if !testExec.Layers().Has(exec.LayerStaging) {
 		t.Fatalf("staging is missing here: %s", testExec.Layers().Missing[exec.LayerStaging])
 	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string]string{
+	o.Mode, o.Instruction = agent.ModeExecute, "format main.go"
+	return scripted(t, map[string]string{
 		"go.mod":  "module example.com/landed\n\ngo 1.22\n",
 		"main.go": "package main\nfunc main(){\nprintln(\"hi\")\n}\n",
 		"old.txt": "old\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	call, _ := json.Marshal(map[string]any{"tool_calls": []map[string]any{{"id": "c1", "name": "run_command",
-		"arguments": map[string]string{"command": landCommand}}}})
-	s, err := script.Parse([]byte(string(call) + "\n" + `{"content":"Formatted main.go."}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := script.Listen(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	var out, errOut bytes.Buffer
-	o.Mode, o.Instruction, o.Dir, o.Stdout, o.Stderr = agent.ModeExecute, "format main.go", dir, &out, &errOut
-	o.Server = &lspserver.Options{Exec: testExec, NewModel: func() (agent.Model, error) {
-		return openai.New(&openai.Options{BaseURL: srv.URL, Model: "scripted", MaxRetries: -1})
-	}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	code = headless.Exec(ctx, &o)
-	if srv.Remaining() != 0 {
-		t.Errorf("the model has %d turns left\nstdout:\n%s\nstderr:\n%s", srv.Remaining(), &out, &errOut)
-	}
-	return dir, out.String(), errOut.String(), code
+	}, []any{
+		map[string]any{"tool_calls": []map[string]any{{"id": "c1", "name": "run_command",
+			"arguments": map[string]string{"command": landCommand}}}},
+		map[string]any{"content": "Formatted main.go."},
+	}, o)
 }
 
 // checkLanded checks the workspace after landCommand landed.

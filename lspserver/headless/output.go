@@ -156,13 +156,19 @@ func messageText(m protocol.InlayHintTooltip) string {
 	return ""
 }
 
+// typed writes v, a JSON object, as one line whose first member is
+// "type": kind.
+func (p *printer) typed(kind string, v any) {
+	b, _ := json.Marshal(v)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "{\"type\":%q,%s\n", kind, b[1:])
+}
+
 // Print writes the run's result.
 func (p *printer) result(r *command.Result) {
 	if p.json {
-		b, _ := json.Marshal(r)
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		fmt.Fprintf(p.w, "{\"type\":\"result\",%s\n", b[1:])
+		p.typed("result", r)
 		return
 	}
 	p.text(p.w, "\n%s (session %s, run %s)\n", sandbox.Visible(string(r.Status)), sandbox.Visible(r.SessionID), sandbox.Visible(r.RunID))

@@ -53,10 +53,7 @@ func (p *printer) failure(err error) {
 // revert prints a revert's result.
 func (p *printer) revert(r *command.RevertResult) {
 	if p.json {
-		b, _ := json.Marshal(r)
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		fmt.Fprintf(p.w, "{\"type\":\"revert\",%s\n", b[1:])
+		p.typed("revert", r)
 		return
 	}
 	v := sandbox.Visible

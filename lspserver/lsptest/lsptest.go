@@ -403,6 +403,12 @@ func (c *Client) WaitNotification(d time.Duration, method string, match func(Mes
 	})
 }
 
+// WaitText waits at most d for a notification of method whose params
+// contain text.
+func (c *Client) WaitText(d time.Duration, method, text string) (Message, error) {
+	return c.WaitNotification(d, method, func(m Message) bool { return strings.Contains(string(m.Params), text) })
+}
+
 // ServeDone is closed when Serve has returned.
 func (c *Client) ServeDone() <-chan struct{} { return c.serveDone }
 
