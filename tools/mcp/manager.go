@@ -59,17 +59,26 @@ type Manager struct {
 	startTimeout time.Duration
 	verify       func(server string) error
 	log          *slog.Logger
+	// ready is closed once every server has started or failed; until then
+	// [Manager.Tools] and [Manager.Servers] wait (issue 26: a run that
+	// needs no MCP tool never waits for a server). cancel stops the
+	// starts still under way.
+	ready  chan struct{}
+	cancel context.CancelFunc
 }
 
-// Start starts every enabled server of o in parallel and returns once each
-// is running or has failed (bounded by the start timeout). A server that
-// fails is reported in [Manager.Servers] and logged; it never fails the
-// others or the session.
+// Start starts every enabled server of o in parallel, in the background,
+// and returns at once: [Manager.Tools] and [Manager.Servers] wait for the
+// starts (each bounded by the start timeout), so only a run that needs
+// the servers waits for them. A server that fails is reported in
+// [Manager.Servers] and logged; it never fails the others or the session.
+// The starts outlive ctx's cancellation (a run that ends does not stop
+// them); [Manager.Close] stops them.
 func Start(ctx context.Context, o *Options) *Manager {
 	if o == nil {
 		o = &Options{}
 	}
-	m := &Manager{dir: o.Dir, startTimeout: o.StartTimeout, verify: o.Verify, log: o.Logger}
+	m := &Manager{dir: o.Dir, startTimeout: o.StartTimeout, verify: o.Verify, log: o.Logger, ready: make(chan struct{})}
 	if m.startTimeout <= 0 {
 		m.startTimeout = DefaultStartTimeout
 	}
@@ -101,13 +110,21 @@ func Start(ctx context.Context, o *Options) *Manager {
 			taken[key] = s
 		}
 	}
-	var wg sync.WaitGroup
-	for _, s := range m.servers {
-		wg.Go(func() { s.start(ctx, o.Accept) })
-	}
-	wg.Wait()
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	go func() {
+		defer close(m.ready)
+		var wg sync.WaitGroup
+		for _, s := range m.servers {
+			wg.Go(func() { s.start(bg, o.Accept) })
+		}
+		wg.Wait()
+	}()
 	return m
 }
+
+// wait waits until every server has started or failed.
+func (m *Manager) wait() { <-m.ready }
 
 // start connects s for the first time.
 func (s *server) start(ctx context.Context, accept func(string, string) error) {
@@ -140,6 +157,12 @@ func (s *server) start(ctx context.Context, accept func(string, string) error) {
 		}
 	}
 	c, defs, err := s.connect(ctx)
+	if err != nil && ctx.Err() != nil { // closed while starting
+		s.mu.Lock()
+		s.state, s.why = StateFailed, "stopped before it started"
+		s.mu.Unlock()
+		return
+	}
 	if err != nil {
 		fail(err.Error())
 		return
@@ -161,6 +184,7 @@ func (s *server) start(ctx context.Context, accept func(string, string) error) {
 // Tools returns the tools of the servers still running, sorted by name;
 // a tool whose name or schema cannot be used is skipped with a warning.
 func (m *Manager) Tools() []*tools.Tool {
+	m.wait()
 	var out []*tools.Tool
 	seen := map[string]bool{}
 	for _, s := range m.byPrecedence() {
@@ -207,9 +231,11 @@ func (m *Manager) byPrecedence() []*server {
 	return out
 }
 
-// Close ends every session and kills what is left of the servers'
-// process groups.
+// Close stops the starts still under way, ends every session and kills
+// what is left of the servers' process groups.
 func (m *Manager) Close() error {
+	m.cancel()
+	m.wait()
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
 		s.mu.Lock()

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,6 +45,10 @@ type server struct {
 	state    State
 	why      string // why it failed or was removed
 	restarts int
+	// recycled: conn was dropped after a call timed out or the server
+	// sent what is no message; the next call reconnects, which is no
+	// restart (issue 26).
+	recycled bool
 	defs     []*sdk.Tool // the tool definitions of the first start
 	defsHash string
 }
@@ -52,6 +60,35 @@ type conn struct {
 	closed chan struct{} // closed when the session has ended
 	pgid   int           // stdio: the server's process group; 0 otherwise
 	stderr *tail
+
+	mu    sync.Mutex // guards fault
+	fault error      // the first error reading from a live stdio server
+}
+
+// setFault records why reading from the server failed.
+func (c *conn) setFault(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fault == nil {
+		c.fault = err
+	}
+}
+
+// garbled says what the server sent that ended the connection, when it
+// was no crash: a message over the SDK's line limit, or bytes that are no
+// JSON-RPC message. It is "" when the server closed its end (it exited).
+func (c *conn) garbled() string {
+	c.mu.Lock()
+	err := c.fault
+	c.mu.Unlock()
+	switch {
+	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed):
+		return ""
+	case strings.Contains(err.Error(), "maximum line length"):
+		return fmt.Sprintf("sent an answer over %d MiB, more than one MCP message may be (%d bytes)",
+			sdk.DefaultMaxLineLength>>20, sdk.DefaultMaxLineLength)
+	}
+	return "sent an answer that is no JSON-RPC message (" + cut(err.Error(), 200) + ")"
 }
 
 func (c *conn) dead() bool {
@@ -61,6 +98,15 @@ func (c *conn) dead() bool {
 	default:
 		return false
 	}
+}
+
+// kill kills the process group first, then ends the session: the server
+// is not asked to stop (it may be stuck).
+func (c *conn) kill() {
+	if c.pgid > 0 {
+		_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+	}
+	_ = c.sess.Close()
 }
 
 // close ends the session and kills what is left of the process group.
@@ -160,7 +206,25 @@ func (t *startHook) Connect(ctx context.Context) (sdk.Connection, error) {
 	if p := t.Command.Process; p != nil {
 		t.conn.pgid = p.Pid
 	}
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	return watched{Connection: c, conn: t.conn}, nil
+}
+
+// watched records the error that ends reading from a stdio server, so
+// that an oversized or garbled answer is told from a crash.
+type watched struct {
+	sdk.Connection
+	conn *conn
+}
+
+func (w watched) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := w.Connection.Read(ctx)
+	if err != nil && ctx.Err() == nil {
+		w.conn.setFault(err)
+	}
+	return m, err
 }
 
 // headerTransport adds the configured headers (Authorization, …) to every
@@ -226,7 +290,12 @@ func (s *server) session(ctx context.Context) (*conn, error) {
 	if s.conn != nil && !s.conn.dead() {
 		return s.conn, nil
 	}
-	s.crashedLocked(ctx, s.conn)
+	if s.conn == nil && s.recycled {
+		s.recycled = false
+		s.reconnectLocked(ctx, s.m.log.With(slog.String("server", s.name)), "its connection was reset, and reconnecting failed")
+	} else {
+		s.crashedLocked(ctx, s.conn)
+	}
 	if s.state != StateRunning {
 		return nil, errServerGone
 	}
@@ -262,24 +331,49 @@ func (s *server) crashedLocked(ctx context.Context, c *conn) {
 	}
 	s.restarts++
 	log.Warn("MCP server crashed; restarting it once", slog.String("why", why))
+	if s.reconnectLocked(ctx, log, "crashed, and its restart failed") {
+		log.Info("MCP server restarted")
+	}
+}
+
+// reconnectLocked connects s again after its connection ended; failing
+// says why, after failed, and removes its tools.
+func (s *server) reconnectLocked(ctx context.Context, log *slog.Logger, failed string) bool {
 	if s.m.verify != nil {
 		if err := s.m.verify(s.name); err != nil {
-			s.remove(log, "crashed, and is not restarted: "+err.Error())
-			return
+			s.remove(log, failed+": "+err.Error())
+			return false
 		}
 	}
 	nc, defs, err := s.connect(context.WithoutCancel(ctx))
 	if err != nil {
-		s.remove(log, "crashed, and its restart failed: "+err.Error())
-		return
+		s.remove(log, failed+": "+err.Error())
+		return false
 	}
 	if h := defsHash(defs); h != s.defsHash {
 		nc.close()
-		s.remove(log, "came back from its restart with other tool definitions")
-		return
+		s.remove(log, "came back with other tool definitions")
+		return false
 	}
 	s.conn = nc
-	log.Info("MCP server restarted")
+	return true
+}
+
+// recycle drops c after a call on it timed out or the server sent what
+// is no message: the server is killed, and the next call connects again
+// without counting a crash (a timed-out server may still be busy with the
+// old call and would make every later call wait the full timeout too).
+func (s *server) recycle(c *conn) {
+	s.mu.Lock()
+	mine := s.conn == c
+	if mine {
+		s.conn, s.recycled = nil, true
+	}
+	s.mu.Unlock()
+	if mine {
+		s.m.log.Warn("MCP server's connection reset", slog.String("server", s.name))
+		c.kill()
+	}
 }
 
 func (s *server) remove(log *slog.Logger, why string) {

@@ -28,6 +28,7 @@ type ToolStatus struct {
 
 // Servers returns the status of every configured server, sorted by name.
 func (m *Manager) Servers() []Status {
+	m.wait()
 	var out []Status
 	for _, s := range m.servers {
 		s.mu.Lock()

@@ -137,15 +137,20 @@ func (s *server) call(ctx context.Context, name string, args json.RawMessage) (t
 		return toResult(res), nil
 	case ctx.Err() != nil:
 		return tools.Result{}, ctx.Err()
+	case cctx.Err() != nil && !c.dead():
+		s.recycle(c)
+		return tools.Fail(tools.CodeTimeout, "", fmt.Sprintf("MCP server %s did not answer within %s; its connection was reset", s.name, timeout),
+			"try another way, or narrow the request"), nil
+	case c.garbled() != "":
+		s.recycle(c)
+		return tools.Fail(tools.CodeInternal, "", fmt.Sprintf("MCP server %s %s; the call failed and the connection was reset", s.name, c.garbled()),
+			"ask for less at a time, or do without this tool"), nil
 	case c.dead() || errors.Is(err, sdk.ErrConnectionClosed) || waitDead(c, 200*time.Millisecond):
 		if !s.crashed(ctx, c) {
 			return s.unavailable(), nil
 		}
 		return tools.Fail(tools.CodeInternal, "", fmt.Sprintf("MCP server %s crashed during the call and was restarted; whether the call took effect is unknown", s.name),
 			"call again only if repeating it is safe"), nil
-	case cctx.Err() != nil:
-		return tools.Fail(tools.CodeTimeout, "", fmt.Sprintf("MCP server %s did not answer within %s", s.name, timeout),
-			"try another way, or narrow the request"), nil
 	}
 	// A protocol error from the server (unknown tool, invalid params):
 	// its text is the server's, so bounded.
