@@ -107,15 +107,17 @@ func (t *Ticket) begin(ctx context.Context, mode, instruction string, reverts in
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r.N = 1
+	r.N = s.lastBurned() + 1
 	if len(s.runs) > 0 {
-		r.N = s.runs[len(s.runs)-1].N + 1
+		r.N = max(r.N, s.runs[len(s.runs)-1].N+1)
 	}
 	r.ID = RunID(s.ID, r.N)
 	r.history = slices.Clone(s.msgs)
 	rec := &record{Kind: kindRun, Time: time.Now().UTC(), Run: r.N, Mode: mode, Instruction: firstLine(instruction), Reverts: reverts}
 	s.apply(rec)
-	_ = s.write(true, rec)
+	if s.write(true, rec) != nil {
+		s.burn(r.N)
+	}
 	return r, nil
 }
 
@@ -176,7 +178,8 @@ func (r *Run) History() []agent.Message { return slices.Clone(r.history) }
 // Checkpoint implements [agent.Journal]: it appends the messages new since
 // the last checkpoint, one record each, or, when the conversation was
 // rewritten (compaction, repairs), one reset record with all of it; then
-// fsyncs. A failure is warned about, and retried at the next checkpoint.
+// fsyncs. A failure is warned about, and the records are written with the
+// next write that succeeds.
 func (r *Run) Checkpoint(msgs []agent.Message) {
 	s := r.s
 	s.mu.Lock()
@@ -192,9 +195,8 @@ func (r *Run) Checkpoint(msgs []agent.Message) {
 	if len(recs) == 0 {
 		return
 	}
-	if err := s.write(true, recs...); err != nil {
-		return
-	}
+	// A failed write keeps the records pending for the next one.
+	_ = s.write(true, recs...)
 	for _, rec := range recs {
 		s.apply(rec)
 	}

@@ -43,6 +43,12 @@ type Session struct {
 	syncing    chan struct{}
 	syncWanted bool
 	hurry      chan struct{} // closed by Close: the fsync waits no more
+	// pending are records a failed write (disk full) could not append:
+	// they go first in the next write, so nothing of a run is lost when
+	// space returns (issue 26). burned are the markers of this process's
+	// runs whose run record is pending (see [Session.burn]).
+	pending []*record
+	burned  []string
 }
 
 // runInfo is what the log says about one run.
@@ -356,14 +362,17 @@ func (s *Session) append(sync, now bool, recs ...*record) error {
 		return nil
 	}
 	var buf []byte
-	for _, r := range recs {
+	for _, r := range slices.Concat(s.pending, recs) {
 		line, err := encode(r)
 		if err != nil {
 			return s.failed(err)
 		}
 		buf = append(buf, line...)
 	}
-	n, err := s.f.Write(buf)
+	if len(buf) == 0 {
+		return nil
+	}
+	n, err := s.st.writeLog(s.f, buf)
 	switch {
 	case err == nil && now:
 		err = s.st.fsync(s.f)
@@ -375,9 +384,12 @@ func (s *Session) append(sync, now bool, recs ...*record) error {
 			// Never leave half a record for the next append to follow.
 			_ = s.f.Truncate(s.size)
 		}
+		s.pending = append(s.pending, recs...)
 		return s.failed(err)
 	}
 	s.size += int64(n)
+	s.pending = nil
+	s.unburn()
 	if s.warned {
 		s.warned = false
 		s.st.warn(fmt.Sprintf("agentls: session %s is being saved again", s.ID))
@@ -456,6 +468,9 @@ func (s *Session) Close() error {
 	defer s.mu.Unlock()
 	if s.f == nil {
 		return nil
+	}
+	if len(s.pending) > 0 {
+		_ = s.writeNow() // the last chance to record them; else their runs stay burned
 	}
 	if s.syncing != nil || s.syncWanted {
 		s.st.fsync(s.f) // written since the background fsync ended

@@ -70,6 +70,8 @@ type Store struct {
 	warn   func(string)
 	limits Limits
 	fsync  func(*os.File) error // makes a log durable; tests slow it down
+	// writeLog appends to a log; tests make it fail as a full disk does.
+	writeLog func(*os.File, []byte) (int, error)
 	// syncDelay is how long a background fsync waits for more records
 	// ([groupCommit]; tests change it).
 	syncDelay time.Duration
@@ -81,7 +83,8 @@ type Store struct {
 // Open returns the store of the workspace root under stateDir, creating
 // its directory (0700). An empty stateDir gives a store in memory.
 func Open(stateDir, root string, opts *Options) (*Store, error) {
-	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits, fsync: (*os.File).Sync, syncDelay: groupCommit}
+	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits, fsync: (*os.File).Sync, syncDelay: groupCommit,
+		writeLog: (*os.File).Write}
 	if opts != nil {
 		st.log, st.warn = opts.Logger, opts.Warn
 		if opts.Limits != nil {
