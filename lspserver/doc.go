@@ -16,16 +16,17 @@
 //   - the custom workspace/executeCommand commands (execute_command.go),
 //     whose wire shapes live in the sub-package command;
 //   - runs: one constructor, newRun (run.go), resolves a command
-//     (run_resolve.go), opens its place in its session, loads the
-//     conversation and equips it with progress and its gateway
-//     (run_gateway.go); execute, plan and review hand it to the agent loop
-//     (run_agent.go) and turn the outcome into the result (run_finish.go);
-//     a revert is built by the same constructor (revert.go);
+//     (run_resolve.go) and hands it to the sub-package agentrun, which
+//     opens its place in its session, loads the conversation and equips it
+//     with progress and its gateway, asking the server (frontEnd) for
+//     what reaches the user; execute, plan and review run it (run_agent.go)
+//     and turn the outcome into the result (run_finish.go); a revert is
+//     built by the same constructor (revert.go);
 //   - sessions (A11, A16): every run is a run of an agent/session session,
 //     continued with its sessionId; commands on one session take their
 //     place in line on the read loop, in wire order (session_order.go),
 //     and run one after the other (session.go); before a change is
-//     proposed its old content is kept (propose_checkpoint.go), and
+//     proposed its old content is kept (agentrun.Checkpoint), and
 //     agentls.revert proposes the restore like any other change
 //     (revert.go);
 //   - translating a run into LSP: the proposer (propose_*.go) turns edit
@@ -63,7 +64,8 @@
 //
 // Sub-packages: transport (JSON-RPC framing that answers a malformed
 // frame and reads on, the codec and the connection; it imports nothing of
-// ours), command (the wire shapes of the custom commands, mirrored
+// ours), agentrun (one agent run for any front-end: session, gateway,
+// checkpoints, progress through small interfaces; no LSP types), command (the wire shapes of the custom commands, mirrored
 // for the VS Code extension), headless (the built-in client behind
 // `agentls plan|review|exec|demo`), watch (the recursive, bounded fsnotify
 // watch; the only importer of fsnotify) and lsptest (a fake editor for

@@ -7,28 +7,13 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/lspserver/agentrun"
 	"github.com/agentls/agentls/sandbox"
-	"github.com/agentls/agentls/tools"
 )
 
 // Extensions are the user's hooks and MCP servers of the workspace (A13,
-// B6), started once per connection, before its first run. Its methods
-// must be safe for concurrent use.
-type Extensions interface {
-	// Hooks run around every tool call of a run; nil runs none.
-	Hooks() tools.Hooks
-	// Tools are the MCP tools still available; execute runs offer them.
-	Tools() []*tools.Tool
-	// Runs are the command lines, arguments and environment values of
-	// the hooks and servers: what they name in the workspace is held
-	// when a command changes it (S10).
-	Runs() []string
-	// SessionStart and Stop run the hooks of those events for a run.
-	SessionStart(ctx context.Context, sessionID, cwd string)
-	Stop(ctx context.Context, sessionID, cwd, status string)
-	// Close stops the MCP servers.
-	Close() error
-}
+// B6), as package agentrun takes them.
+type Extensions = agentrun.Extensions
 
 // extensions starts the connection's extensions at its first run, asking
 // the user through the editor about project entries nobody trusted yet.

@@ -103,6 +103,15 @@ func prefix(e agent.Event) string {
 	return "agentls: "
 }
 
+// End implements agentrun.Progress: the run's agentls/runEvent end, then
+// its $/progress end.
+func (p *progress) End(status agent.Status) {
+	if p.events != nil {
+		p.events.ended(status)
+	}
+	p.end(string(status))
+}
+
 func (p *progress) end(msg string) {
 	p.send(&protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 }

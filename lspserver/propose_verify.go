@@ -163,10 +163,10 @@ func (p *proposer) markDirty(u uri.URI, rel string) {
 	p.dirty[u] = rel
 }
 
-// flush asks a client without agentls/saveDocuments to save the buffers
+// Flush asks a client without agentls/saveDocuments to save the buffers
 // the run changed, then waits for their didSave (bounded). It returns the
 // paths still not saved.
-func (p *proposer) flush(ctx context.Context) []string {
+func (p *proposer) Flush(ctx context.Context) []string {
 	p.mu.Lock()
 	dirty := p.dirty
 	p.dirty = nil

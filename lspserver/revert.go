@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
+	"github.com/agentls/agentls/lspserver/agentrun"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/tools"
 )
@@ -52,12 +53,13 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	// reverted it, or changed it.
 	target, err := sess.RevertTarget(n)
 	if err != nil {
-		r.end(&agent.Outcome{Status: agent.StatusFailed, Summary: err.Error()})
+		r.ar.End(&agent.Outcome{Status: agent.StatusFailed, Summary: err.Error()})
 		return nil, revertError(err)
 	}
-	log := r.log.With(slog.String("reverts", target.ID))
-	sr, prop := r.srun, r.prop
-	k := &keeper{s: s, prop: prop, ws: r.ws, run: sr, log: log}
+	log := r.ar.Log.With(slog.String("reverts", target.ID))
+	sr, prop := r.ar.Session, r.prop
+	k := &keeper{Checkpoint: r.ar.Checkpoint(), s: s, prop: prop, ws: r.ws, log: log}
+	k.Log = log
 	res := &command.RevertResult{SessionID: sess.ID, RunID: sr.ID, Reverted: target.ID,
 		Restored: []string{}, Stale: []command.RevertedFile{}, Failed: []command.RevertedFile{}}
 	for _, c := range target.Changes {
@@ -74,7 +76,7 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 			break
 		}
 	}
-	if left := prop.flush(ctx); len(left) > 0 {
+	if left := prop.Flush(ctx); len(left) > 0 {
 		log.Info("Reverted buffers not saved", slog.Any("paths", left))
 	}
 	sr.Reverted(target.N, res.Restored, pathsOf(res.Stale), pathsOf(res.Failed))
@@ -86,7 +88,7 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	if n := refusedCount(res.Failed); n > 0 {
 		summary += fmt.Sprintf(" (%d refused and left untouched: a symlink, a control path or an unsafe file on the way)", n)
 	}
-	r.end(&agent.Outcome{Status: status, Summary: summary})
+	r.ar.End(&agent.Outcome{Status: status, Summary: summary})
 	log.Info("Run reverted", slog.Int("restored", len(res.Restored)), slog.Int("stale", len(res.Stale)), slog.Int("failed", len(res.Failed)))
 	return res, nil
 }
@@ -201,6 +203,16 @@ func pathsOf(fs []command.RevertedFile) []string {
 	return out
 }
 
+// keeper is a revert's proposer: the run's checkpoint over the LSP
+// proposer, which can also delete a file the reverted run created.
+type keeper struct {
+	*agentrun.Checkpoint
+	s    *Server
+	prop *proposer
+	ws   *workspace
+	log  *slog.Logger
+}
+
 // delete removes a file the reverted run created, through
 // workspace/applyEdit (a DeleteFile operation), keeping its content in
 // the revert's checkpoint first. It returns "" when the file is gone.
@@ -212,13 +224,13 @@ func (k *keeper) delete(ctx context.Context, rel string, cur []byte) string {
 	if !caps.applyEdit || !caps.documentChanges || !caps.deleteFiles {
 		return "the editor cannot delete files; delete " + rel + " yourself"
 	}
-	k.keep(ctx, rel, cur, true)
+	k.Keep(ctx, rel, cur, true)
 	reason := k.proposeDelete(ctx, rel)
 	if reason != "" {
-		k.run.Changed(rel, cur, true)
+		k.Run.Changed(rel, cur, true)
 		return reason
 	}
-	k.run.Changed(rel, nil, false)
+	k.Run.Changed(rel, nil, false)
 	return ""
 }
 

@@ -4,8 +4,11 @@ import (
 	"context"
 	"log/slog"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
+	"github.com/agentls/agentls/lspserver/agentrun"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/prompts"
 	"github.com/agentls/agentls/sandbox"
@@ -13,16 +16,15 @@ import (
 )
 
 // run is one plan, review, execute or revert command, built whole by
-// [Server.newRun] and passed down: what it is about, the policy it runs
-// under, its place in its session, and the per-run pieces its tools report
-// to. Nothing is added to it once newRun has returned.
+// [Server.newRun]: what the LSP front-end resolved (the target, the policy,
+// the workspace that reads open buffers, the findings that become
+// diagnostics, the proposer that sends workspace/applyEdit) around the
+// front-end-independent run of package agentrun, which owns its session,
+// progress and gateway. Nothing is added to it once newRun has returned.
 type run struct {
 	s      *Server
 	mode   agent.Mode // for a revert, ModeExecute: it proposes edits
-	id     string     // the session's ID
-	runID  string     // the run's ID in its session
-	srun   *session.Run
-	rel    string // the target, workspace-relative; "." for the root
+	rel    string     // the target, workspace-relative; "." for the root
 	policy *tools.Policy
 	ws     *workspace // reads through the run's os.Root; close releases it
 	log    *slog.Logger
@@ -30,14 +32,7 @@ type run struct {
 	sink   *findingSink
 	prop   *proposer
 	opts   *agent.RunOptions // what the agent loop gets; nil for a revert
-	ext    Extensions        // the connection's hooks and MCP servers; nil: none
-
-	// Set by equip for agent runs: the run's context, which agentls.cancel
-	// and a progress cancel end, and what reports the run to the client.
-	ctx     context.Context
-	untrack func()
-	events  *runEvents
-	prog    *progress
+	ar     *agentrun.Run
 }
 
 // runRequest is what a run is made from: an agent command's mode and
@@ -49,12 +44,12 @@ type runRequest struct {
 	revert int // with args nil: the run of sess to revert
 }
 
-// newRun builds a run in four steps, each failure the command's wire
-// error: resolve (target, workspace, task, policy, model), open its place
-// in the session (waiting for the session's earlier runs, A11), load the
-// session's conversation, and equip it (extensions, progress, gateway).
-// sess is the session the command continues, nil for a new one. The
-// caller ends the returned run with [run.end] and [run.close].
+// newRun resolves a command (target, workspace, task, policy, model; each
+// failure the command's wire error) and hands it to [agentrun.New], which
+// opens its place in the session (waiting for the session's earlier runs,
+// A11), loads the session's conversation and equips it. sess is the
+// session the command continues, nil for a new one. The caller ends the
+// returned run with r.ar.End and [run.close].
 func (s *Server) newRun(ctx context.Context, req runRequest) (*run, error) {
 	r := &run{s: s, mode: req.mode, counts: &editCounts{}, log: s.log.With(slog.String("mode", req.mode.String()))}
 	if req.args == nil {
@@ -64,19 +59,12 @@ func (s *Server) newRun(ctx context.Context, req runRequest) (*run, error) {
 		r.close()
 		return nil, err
 	}
-	if err := r.open(ctx, req); err != nil {
+	ar, err := agentrun.New(ctx, r.options(ctx, req))
+	if err != nil {
 		r.close()
 		return nil, err
 	}
-	if r.opts == nil {
-		return r, nil // a revert proposes its restores itself
-	}
-	r.load()
-	if err := r.equip(ctx); err != nil {
-		r.end(nil)
-		r.close()
-		return nil, err
-	}
+	r.ar = ar
 	return r, nil
 }
 
@@ -119,87 +107,19 @@ func (r *run) resolve(ctx context.Context, a *command.Args) error {
 	return nil
 }
 
-// open makes r a run of its session (a new session when the command
-// names none): it waits for the session's earlier runs to end, then
-// begins — an agent run at the place its command took on the read loop,
-// a revert at the end of the line.
-func (r *run) open(ctx context.Context, req runRequest) error {
-	sess, err := req.sess, error(nil)
-	if sess == nil {
-		if sess, err = r.s.sessions(ctx).New(); err != nil {
-			r.s.log.Warn("No session", slog.String("err", err.Error()))
-			return failf(ReasonInternal, "cannot start a session: "+err.Error())
-		}
-	}
-	var sr *session.Run
-	if req.args != nil {
-		sr, err = beginRun(ctx, sess, r.mode, req.args.Instruction)
-	} else {
-		sr, err = sess.BeginRevert(ctx, req.revert)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return failf(ReasonInternal, err.Error())
-	}
-	r.id, r.runID, r.srun = sess.ID, sr.ID, sr
-	r.log = r.log.With(slog.String("session", sess.ID), slog.String("run", sr.ID))
-	return nil
-}
-
-// load gives the agent the session's conversation as history and the
-// session as its journal.
-func (r *run) load() {
-	r.opts.Logger = r.log
-	r.opts.History = r.srun.History()
-	r.opts.Journal = r.srun
-	if n := len(r.opts.History); n > 0 {
-		r.log.Info("Session continued", slog.Int("messages", n))
-	}
-}
-
-// equip starts the connection's extensions (at its first run), registers
-// the run for agentls.cancel, begins its progress report, and gives it its
-// gateway last, when the options the sub-agent tool is built from are
-// complete.
-func (r *run) equip(ctx context.Context) error {
+// options are the resolved run as agentrun takes it.
+func (r *run) options(ctx context.Context, req runRequest) *agentrun.Options {
 	s := r.s
-	r.ext = s.extensions(ctx)
-	r.ctx, r.untrack = s.trackRun(ctx, r.id)
-	r.log.Info("Run started", slog.String("target", r.rel))
-	title := "agentls " + r.mode.String()
-	r.events = s.newRunEvents(r.ctx, r.id)
-	r.events.started(r.mode, title+" "+r.rel)
-	r.prog = s.beginProgress(r.ctx, r.id, title)
-	r.prog.events = r.events
-	r.opts.Reporter = r.prog
-	return r.gateway()
-}
-
-// end records the end of the run: in its progress report and events, for
-// an agent run, and in its session. A nil outcome is a run that did not
-// start.
-func (r *run) end(out *agent.Outcome) {
-	started := out != nil
-	if !started {
-		out = &agent.Outcome{Status: agent.StatusFailed, Summary: "the run did not start"}
+	o := &agentrun.Options{Root: s.root, Mode: r.mode, Target: r.rel, Agent: r.opts,
+		Store: s.sessions(ctx), Session: req.sess, Begin: beginRun, Revert: req.revert,
+		Gateway: tools.GatewayOptions{Root: s.root, Workspace: r.ws, Findings: r.sink, Exec: s.opts.Exec,
+			Policy: r.policy, Approver: approver{s}, Allowances: s.allow, Audit: s.opts.Audit},
+		Registry: s.reg, Answers: s.answersQuestions(r.policy), SubAgents: s.subAgents,
+		Edits: r.prop, Workspace: r.ws, FrontEnd: frontEnd{s}, Logger: r.log}
+	if req.args != nil {
+		o.Instruction = req.args.Instruction
 	}
-	if started && r.events != nil {
-		r.events.ended(out.Status)
-	}
-	if r.prog != nil {
-		r.prog.end(string(out.Status))
-	}
-	if started && r.opts != nil {
-		r.log.Info("Run ended", slog.String("status", string(out.Status)), slog.Int("turns", out.Turns))
-	}
-	if r.untrack != nil {
-		r.untrack()
-	}
-	if r.srun != nil {
-		r.srun.End(out.Status, out.Turns, out.Summary)
-	}
+	return o
 }
 
 // close releases the run's workspace root.
@@ -207,4 +127,38 @@ func (r *run) close() {
 	if r.ws != nil {
 		r.ws.root.Close()
 	}
+}
+
+// frontEnd is what the LSP server gives a run of package agentrun.
+type frontEnd struct{ s *Server }
+
+var _ agentrun.FrontEnd = frontEnd{}
+
+func (f frontEnd) Extensions(ctx context.Context) agentrun.Extensions { return f.s.extensions(ctx) }
+
+func (f frontEnd) Track(ctx context.Context, sessionID string) (context.Context, func()) {
+	return f.s.trackRun(ctx, sessionID)
+}
+
+// Begin sends the run's agentls/runEvent start and begins its $/progress.
+func (f frontEnd) Begin(ctx context.Context, sessionID string, mode agent.Mode, target string) agentrun.Progress {
+	title := "agentls " + mode.String()
+	events := f.s.newRunEvents(ctx, sessionID)
+	events.started(mode, title+" "+target)
+	p := f.s.beginProgress(ctx, sessionID, title)
+	p.events = events
+	return p
+}
+
+func (f frontEnd) Warn(ctx context.Context, msg string) {
+	f.s.logMessage(ctx, protocol.MessageTypeWarning, msg)
+}
+
+// answersQuestions reports whether a question of this run can reach
+// someone who answers it: not under the ci profile, and not for a client
+// that declares itself unattended (headless --approve=never).
+func (s *Server) answersQuestions(p *tools.Policy) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return p.Profile != tools.ProfileCI && !s.caps.unattended
 }

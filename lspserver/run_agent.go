@@ -27,34 +27,14 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 		return nil, err
 	}
 	defer r.close()
-	out := r.execute()
+	out := r.ar.Execute()
 	res := r.finish(ctx, out)
-	r.end(out)
+	r.ar.End(out)
 	if err := outcomeError(ctx, out); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
-
-// execute hands the run to the agent loop, between the hooks of the
-// session's start and stop.
-func (r *run) execute() *agent.Outcome {
-	if r.ext != nil {
-		r.ext.SessionStart(r.ctx, r.id, r.s.root)
-	}
-	out := agent.Run(r.ctx, r.opts)
-	if r.ext != nil {
-		r.ext.Stop(context.WithoutCancel(r.ctx), r.id, r.s.root, string(out.Status))
-	}
-	if c, ok := r.opts.Model.(idleCloser); ok {
-		c.CloseIdleConnections() // no idle model connections pile up between runs
-	}
-	return out
-}
-
-// idleCloser is a model whose client can close its idle connections
-// (agent/openai's).
-type idleCloser interface{ CloseIdleConnections() }
 
 // outcomeError is the wire error of a run that has no result: the
 // request's own cancellation (-32800) or a model failure (RequestFailed

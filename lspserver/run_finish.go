@@ -19,11 +19,11 @@ import (
 // request's context.
 func (r *run) finish(ctx context.Context, out *agent.Outcome) *command.Result {
 	s := r.s
-	res := &command.Result{SessionID: r.id, RunID: r.runID, Status: command.Status(out.Status), Summary: boundSummary(out.Summary, r.log),
+	res := &command.Result{SessionID: r.ar.SessionID, RunID: r.ar.RunID, Status: command.Status(out.Status), Summary: boundSummary(out.Summary, r.ar.Log),
 		Steps: wireSteps(out.Steps), Incomplete: out.Incomplete}
 	if r.mode.Findings() {
 		if out.Status == agent.StatusDone {
-			s.fallbackFindings(r.ctx, r.sink, out.Summary, r.log)
+			s.fallbackFindings(r.ar.Ctx, r.sink, out.Summary, r.ar.Log)
 		}
 		r.sink.publish(ctx)
 		for _, f := range r.sink.all() {
@@ -31,7 +31,7 @@ func (r *run) finish(ctx context.Context, out *agent.Outcome) *command.Result {
 		}
 	}
 	if !r.mode.ReadOnly() && ctx.Err() == nil {
-		if left := r.prop.flush(ctx); len(left) > 0 {
+		if left := r.prop.Flush(ctx); len(left) > 0 {
 			res.Summary = strings.TrimSpace(res.Summary + fmt.Sprintf("\n(not saved to disk yet: %s)", strings.Join(left, ", ")))
 		}
 	}

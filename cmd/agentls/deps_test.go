@@ -42,6 +42,8 @@ var depsRules = map[string][]string{
 	"lspserver/transport": {},        // JSON-RPC framing and the connection: nothing of ours (gopls's jsonrpc2)
 	"agent/script":        {},        // the demo's scripted model: a product package, no agent internals
 	"agent/session":       {"agent"}, // sessions persist the agent's conversation; no tools, no LSP
+	// One agent run for any front-end (LSP, ACP): no front-end, no protocol.
+	"lspserver/agentrun":  {"agent/...", "tools/...", "sandbox/...", "prompts"},
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 	"cmd/agentls-sandbox": {"sandbox/exec"}, // the small helper binary (issue 16); see TestDeps_SandboxHelperIsSmall
 
@@ -79,6 +81,7 @@ var closedThirdParty = map[string][]string{
 	"tools/htmltext":      {"golang.org/x/net/html"},
 	"lspserver/command":   {"go.lsp.dev/protocol"},
 	"lspserver/transport": {"go.lsp.dev/"},
+	"lspserver/agentrun":  {},
 	"agent/script":        {},
 	"agent/session":       {},
 	"tools/hooks":         {},
@@ -168,6 +171,10 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"transport imports the wire shapes", pkg{module + "/lspserver/transport", []string{module + "/lspserver/command"}}, 1},
 		{"transport imports another library", pkg{module + "/lspserver/transport", []string{"github.com/google/go-cmp/cmp"}}, 1},
 		{"allowed: transport", pkg{module + "/lspserver/transport", []string{"go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "bufio"}}, 0},
+		{"the run imports the LSP server", pkg{module + "/lspserver/agentrun", []string{module + "/lspserver"}}, 1},
+		{"the run imports the LSP wire shapes", pkg{module + "/lspserver/agentrun", []string{module + "/lspserver/command"}}, 1},
+		{"the run imports LSP types", pkg{module + "/lspserver/agentrun", []string{"go.lsp.dev/protocol"}}, 1},
+		{"allowed: agentrun", pkg{module + "/lspserver/agentrun", []string{module + "/agent/session", module + "/tools/builtin", "log/slog"}}, 0},
 	} {
 		if got := violations([]pkg{c.pkg}); len(got) != c.want {
 			t.Errorf("%s: %d violations, want %d: %q", c.name, len(got), c.want, got)
