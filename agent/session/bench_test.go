@@ -87,3 +87,51 @@ func BenchmarkCheckpoint(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkList_1000Sessions: `agentls sessions` in a workspace of 1,000
+// sessions (issue 26 target: under 50 ms), from their indexes.
+func BenchmarkList_1000Sessions(b *testing.B) {
+	state := b.TempDir()
+	st, err := Open(state, "/w", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.fsync = func(*os.File) error { return nil } // setup speed only
+	for range 1000 {
+		s, _ := sessionOf(b, st, 3)
+		s.Close()
+	}
+	fresh, err := Open(state, "/w", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if infos, err := fresh.List(); err != nil || len(infos) != 1000 {
+			b.Fatalf("%d sessions, %v", len(infos), err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/list")
+}
+
+// BenchmarkList_HugeRecord: the list of a workspace whose one session
+// holds a 100 MB record (issue 26: 1.6 s and 214 MiB when read in full).
+func BenchmarkList_HugeRecord(b *testing.B) {
+	state := b.TempDir()
+	st, err := Open(state, "/w", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hugeSession(b, st, 100<<20)
+	fresh, err := Open(state, "/w", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if infos, err := fresh.List(); err != nil || len(infos) != 1 {
+			b.Fatalf("%d sessions, %v", len(infos), err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/list")
+}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 )
 
 // A run whose run record cannot be written (disk full) keeps it pending
@@ -24,7 +22,7 @@ func (s *Session) burn(n int) {
 	if s.st.dir == "" {
 		return
 	}
-	path := filepath.Join(s.st.dir, fmt.Sprintf("%s.run-%d%s", s.ID, n, burnSuffix))
+	path := s.burnPath(n)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		s.st.warn(fmt.Sprintf("agentls: run %s could not be recorded, and its number could not be reserved (%v)", RunID(s.ID, n), err))
@@ -43,18 +41,23 @@ func (s *Session) unburn() {
 	s.burned = nil
 }
 
-// lastBurned is the highest burned run number of s; 0 when none.
-func (s *Session) lastBurned() int {
+// nextRun is the number of the run after run last of the log: the first
+// one no marker burns. Markers follow the log's last run one after the
+// other (each is burned as the next number), so this is one stat when
+// none is burned.
+func (s *Session) nextRun(last int) int {
+	n := last + 1
 	if s.st.dir == "" {
-		return 0
+		return n
 	}
-	paths, _ := filepath.Glob(filepath.Join(s.st.dir, s.ID+".run-*"+burnSuffix))
-	last := 0
-	for _, p := range paths {
-		num := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), s.ID+".run-"), burnSuffix)
-		if n, err := strconv.Atoi(num); err == nil {
-			last = max(last, n)
+	for {
+		if _, err := os.Stat(s.burnPath(n)); err != nil {
+			return n
 		}
+		n++
 	}
-	return last
+}
+
+func (s *Session) burnPath(n int) string {
+	return filepath.Join(s.st.dir, fmt.Sprintf("%s.run-%d%s", s.ID, n, burnSuffix))
 }

@@ -107,10 +107,11 @@ func (t *Ticket) begin(ctx context.Context, mode, instruction string, reverts in
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r.N = s.lastBurned() + 1
+	last := 0
 	if len(s.runs) > 0 {
-		r.N = max(r.N, s.runs[len(s.runs)-1].N+1)
+		last = s.runs[len(s.runs)-1].N
 	}
+	r.N = s.nextRun(last)
 	r.ID = RunID(s.ID, r.N)
 	r.history = slices.Clone(s.msgs)
 	rec := &record{Kind: kindRun, Time: time.Now().UTC(), Run: r.N, Mode: mode, Instruction: firstLine(instruction), Reverts: reverts}
@@ -228,6 +229,7 @@ func (r *Run) End(status agent.Status, turns int, summary string) {
 		rec := &record{Kind: kindEnd, Time: time.Now().UTC(), Run: r.N, Status: string(status), Turns: turns, Summary: firstLine(summary)}
 		s.apply(rec)
 		_ = s.write(true, rec)
+		s.indexLocked()
 		s.mu.Unlock()
 		if r.lock != nil {
 			r.lock.Close()

@@ -472,6 +472,7 @@ func (s *Session) Close() error {
 	if len(s.pending) > 0 {
 		_ = s.writeNow() // the last chance to record them; else their runs stay burned
 	}
+	s.indexLocked()
 	if s.syncing != nil || s.syncWanted {
 		s.st.fsync(s.f) // written since the background fsync ended
 	}

@@ -301,6 +301,7 @@ func (st *Store) List() ([]Info, error) {
 		return nil, err
 	}
 	var out []Info
+	buf := make([]byte, maxIndex)
 	for _, id := range ids {
 		st.mu.Lock()
 		s, ok := st.live[id]
@@ -308,7 +309,7 @@ func (st *Store) List() ([]Info, error) {
 		var info Info
 		if ok {
 			info = s.Info()
-		} else if info, err = scan(st, id); err != nil {
+		} else if info, err = st.listInfo(id, buf); err != nil {
 			st.log.Warn("Session not listed", slog.String("session", id), slog.String("err", err.Error()))
 			continue
 		}
