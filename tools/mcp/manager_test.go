@@ -169,7 +169,7 @@ func TestManager_B6_IdleCrash(t *testing.T) {
 	m := start(t, map[string]ServerConfig{"s": self(t)})
 	r := gatewayOf(t, m, approveAll{})
 	m.servers[0].mu.Lock()
-	pgid := m.servers[0].conn.pgid
+	pgid := int(m.servers[0].conn.pgid.Load())
 	closed := m.servers[0].conn.closed
 	m.servers[0].mu.Unlock()
 	killGroup(t, pgid)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,7 +59,7 @@ type server struct {
 type conn struct {
 	sess   *sdk.ClientSession
 	closed chan struct{} // closed when the session has ended
-	pgid   int           // stdio: the server's process group; 0 otherwise
+	pgid   atomic.Int64  // stdio: the server's process group; 0 otherwise
 	stderr *tail
 
 	mu    sync.Mutex // guards fault
@@ -103,18 +104,21 @@ func (c *conn) dead() bool {
 // kill kills the process group first, then ends the session: the server
 // is not asked to stop (it may be stuck).
 func (c *conn) kill() {
-	if c.pgid > 0 {
-		_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
-	}
+	c.killGroup()
 	_ = c.sess.Close()
+}
+
+// killGroup kills what is left of a stdio server's process group.
+func (c *conn) killGroup() {
+	if pgid := int(c.pgid.Load()); pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 }
 
 // close ends the session and kills what is left of the process group.
 func (c *conn) close() {
 	_ = c.sess.Close()
-	if c.pgid > 0 {
-		_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
-	}
+	c.killGroup()
 }
 
 // connect starts or dials the server, initializes the session and lists
@@ -133,11 +137,13 @@ func (s *server) connect(ctx context.Context) (*conn, []*sdk.Tool, error) {
 				slog.String("server", s.name))
 		},
 	})
+	// A server that does not answer in time is killed at once, not asked
+	// to stop (the SDK would wait a second for it to exit).
+	stop := context.AfterFunc(ctx, c.killGroup)
+	defer stop()
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		if c.pgid > 0 {
-			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
-		}
+		c.killGroup()
 		return nil, nil, s.startError(ctx, c, err)
 	}
 	c.sess = sess
@@ -204,7 +210,7 @@ type startHook struct {
 func (t *startHook) Connect(ctx context.Context) (sdk.Connection, error) {
 	c, err := t.CommandTransport.Connect(ctx)
 	if p := t.Command.Process; p != nil {
-		t.conn.pgid = p.Pid
+		t.conn.pgid.Store(int64(p.Pid))
 	}
 	if err != nil {
 		return nil, err
