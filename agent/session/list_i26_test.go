@@ -1,6 +1,7 @@
 package session
 
 import (
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -76,4 +77,45 @@ func TestStore_A16_Issue26_ListReadsTheIndex(t *testing.T) {
 	}
 	r.End(agent.StatusDone, 0, "")
 	o.Close()
+}
+
+// TestStore_A16_Issue26_ListWithoutIndexBounded: a log without an index
+// (an older agentls, a run still under way elsewhere) is read line by
+// line, in bounded memory (under 8 MiB allocated, whatever the size of a
+// record): a 20 MB record is counted, not held, and its checksum is still
+// checked as it streams by.
+func TestStore_A16_Issue26_ListWithoutIndexBounded(t *testing.T) {
+	state := t.TempDir()
+	st, err := Open(state, "/w", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := hugeSession(t, st, 20<<20)
+	list := func() []Info {
+		t.Helper()
+		if err := os.Remove(st.indexPath(s.ID)); err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := Open(state, "/w", nil)
+		var infos []Info
+		if n := allocated(func() { infos, err = fresh.List() }); n > 8<<20 || err != nil || len(infos) != 1 {
+			t.Fatalf("listing without an index: %d bytes allocated, %+v, %v", n, infos, err)
+		}
+		return infos
+	}
+	if info := list()[0]; info.Messages != 2 || info.Turns != 1 || info.Runs != 1 || info.Damaged != "" {
+		t.Errorf("listed without an index: %+v", info)
+	}
+	// One byte of the big record changed: the listing says so.
+	f, err := os.OpenFile(st.path(s.ID), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("y"), 10<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if info := list()[0]; !strings.Contains(info.Damaged, "checksum mismatch") {
+		t.Errorf("a damaged big record: %+v", info)
+	}
 }

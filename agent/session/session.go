@@ -517,22 +517,3 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return os.Rename(tmp, path)
 }
-
-// scan reads a session's log for a listing, without keeping or repairing
-// it.
-func scan(st *Store, id string) (Info, error) {
-	data, err := os.ReadFile(st.path(id))
-	if err != nil {
-		return Info{}, err
-	}
-	s := &Session{ID: id, st: st}
-	_, rec := s.replay(data)
-	if fi, err := os.Stat(st.path(id)); err == nil {
-		s.updated = fi.ModTime().UTC()
-	}
-	info := s.infoLocked()
-	if rec != nil {
-		info.Damaged = fmt.Sprintf("line %d: %s", rec.Line, rec.Reason)
-	}
-	return info, nil
-}
