@@ -44,8 +44,21 @@
 //
 // A write that fails (disk full) is reported once through the store's
 // warning function and the conversation goes on; the file is cut back to
-// its last complete record and the messages not written are retried at
-// the next turn boundary.
+// its last complete record and every record not written stays pending:
+// it goes first in the next write, so a run, its messages and the files
+// it changed reach the log when space returns, and [Session.Close] tries
+// once more. A run whose run record is pending burns its number with an
+// empty marker file, <id>.run-<n>.burned (an empty file needs no data
+// block): runs of every process are numbered after it, so a run ID is
+// never given twice, even when the process ends before space returns.
+//
+// # Listing
+//
+// Next to each log, <id>.index holds its [Info] and the size of the log
+// it describes, written at each run's end and at [Session.Close]. A
+// listing ([Store.List], [Store.Latest]) reads the indexes; a log whose
+// index is missing or describes another size is read line by line in
+// bounded memory (see scan.go) and its index written again.
 //
 // # Order
 //
