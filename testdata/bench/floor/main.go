@@ -6,6 +6,7 @@ package main
 import (
 	_ "github.com/aymanbagabas/go-udiff"
 	_ "github.com/fsnotify/fsnotify"
+	_ "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	_ "github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "github.com/openai/openai-go/v3"
 	_ "github.com/openai/openai-go/v3/option"
