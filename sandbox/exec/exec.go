@@ -230,6 +230,11 @@ type Result struct {
 	// protection of an unstaged command): its workspace or stage could not
 	// be overlaid.
 	StageError string
+	// HelperLost: the sandbox's helper process (the zygote) was lost
+	// while the command ran, which ended the command; Stdout and Stderr
+	// hold its output so far, ExitCode is -1 (unknown) and Stdout ends
+	// with [helperLostMarker] (issue 26 item 7a).
+	HelperLost bool
 }
 
 // Overlay is a command's stage: the upper and work directories of its
@@ -322,6 +327,11 @@ func (s *Spec) withDefaults() (*Spec, error) {
 func stopMarker(what string, d time.Duration) string {
 	return "[command " + what + " after " + seconds(d) + "]"
 }
+
+// helperLostMarker ends Stdout when the sandbox's helper process was lost
+// while the command ran ([Result.HelperLost]).
+const helperLostMarker = "[sandbox: the sandbox's helper process was lost while the command ran; " +
+	"its output so far is kept; its exit status is unknown]"
 
 // controlNote is appended to Stderr when a command that ran without the
 // user's approval was refused a write, so the model knows why.

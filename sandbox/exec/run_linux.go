@@ -179,6 +179,8 @@ func (r *Runner) collect(c *running, s *Spec, hs *child.Spec, e ending, layers [
 		if so.st.Signal != 0 {
 			res.Signal = unix.SignalName(syscall.Signal(so.st.Signal))
 		}
+	case c.lostMidCommand(e):
+		res.ExitCode, res.HelperLost = -1, true
 	default: // init was killed (SIGKILL after the grace) or crashed
 		res.ExitCode, res.Signal = c.h.exitOf()
 		if e.stopped == "" {
@@ -187,6 +189,22 @@ func (r *Runner) collect(c *running, s *Spec, hs *child.Spec, e ending, layers [
 	}
 	annotate(res, s, hs, e)
 	return res, nil
+}
+
+// lostMidCommand reports whether init ended without its report because
+// the zygote was lost after the shell had started: the command's output
+// so far is then a result, not a failure to start (issue 26 item 7a).
+// Lost before the start, nothing ran and the start failed.
+func (c *running) lostMidCommand(e ending) bool {
+	if e.status.err == nil || !errors.Is(e.waitErr, errZygoteGone) {
+		return false
+	}
+	select {
+	case <-c.started: // closed before the status is sent, if ever
+		return true
+	default:
+		return false
+	}
 }
 
 // annotate marks res with why the command was stopped, a disk budget it
@@ -201,6 +219,9 @@ func annotate(res *Result, s *Spec, hs *child.Spec, e ending) {
 	}
 	if e.stopped != "" {
 		res.Stdout = appendLine(res.Stdout, stopMarker(e.stopped, e.stopAfter))
+	}
+	if res.HelperLost {
+		res.Stdout = appendLine(res.Stdout, helperLostMarker)
 	}
 	if res.DiskExceeded {
 		res.Stdout = appendLine(res.Stdout, diskMarker(s.Limits.DiskBytes))

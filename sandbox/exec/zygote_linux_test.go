@@ -222,3 +222,55 @@ func TestZygote_I16_CloseWhileRunning(t *testing.T) {
 	}
 	mustRun(t, r) // Run keeps working after Close
 }
+
+// TestZygote_A11_Issue26_LostMidCommandKeepsOutput: a zygote lost while a
+// command runs ends it with a result that keeps the output so far and
+// says what happened, its exit unknown; not "could not start" (issue 26
+// item 7a).
+func TestZygote_A11_Issue26_LostMidCommandKeepsOutput(t *testing.T) {
+	needSandboxLayers(t, LayerUserNamespace, LayerPIDNamespace)
+	r := New(&Options{Helper: testHelper})
+	defer r.Close()
+	ws := execWorkspace(t)
+	if err := os.Mkdir(ws+"/out", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, r)
+	z := zygotePID(r)
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := r.Run(t.Context(), &Spec{
+			Command: "echo partial; echo err-partial >&2; touch out/printed; sleep 30",
+			Dir:     ws, Timeout: time.Minute,
+		})
+		done <- outcome{res, err}
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(ws + "/out/printed"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not print within 20s")
+		}
+	}
+	if err := unix.Kill(z, unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run hangs after its zygote died")
+	}
+	if o.err != nil {
+		t.Fatalf("Run: %v, want a result with the output so far", o.err)
+	}
+	want := "partial\n" + helperLostMarker
+	if !o.res.HelperLost || o.res.ExitCode != -1 || o.res.Stdout != want || o.res.Stderr != "err-partial\n" {
+		t.Errorf("result = %+v\nwant HelperLost, exit -1, stdout %q, stderr %q", o.res, want, "err-partial\n")
+	}
+}
