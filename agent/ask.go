@@ -27,7 +27,8 @@ var retryMessages = map[string]string{
 // ask sends one request and applies the answer-level fallbacks. The Model
 // retries HTTP failures itself (each one reported through Request.OnRetry);
 // here an empty answer (A2), an incomplete stream (A4) and a stall are
-// retried once. If the second answer is no better, what arrived decides: a
+// retried once. A second stall fails the run. If the second answer is no
+// better otherwise, what arrived decides: a
 // partial text is returned marked incomplete, partial tool calls go to the
 // gateway (which never runs arguments that are not JSON, A3), and nothing
 // at all fails the run with "model did not respond" or the model's error.
@@ -100,13 +101,18 @@ func judge(resp *Response, err error) string {
 	return whyIncomplete
 }
 
-// settle decides from what arrived after two unusable answers.
+// settle decides from what arrived after two unusable answers. A second
+// stall fails the run (model.unavailable) whatever arrived before it, as
+// a stall before the headers does: a model that goes silent mid-answer is
+// not a run that is done (issue 26 item 7c).
 func (r *run) settle(resp, first *Response, err error, turn int) (*Response, error) {
 	best := resp
 	if (best == nil || !hasOutput(best)) && first != nil && hasOutput(first) {
 		best = first
 	}
 	switch {
+	case errors.Is(err, ErrModelStalled):
+		return nil, err
 	case best != nil && len(best.ToolCalls) > 0:
 		r.emit(Event{Kind: EventWarning, Turn: turn, Code: "partial_tool_calls",
 			Message: "the model's answer ended early twice; its tool calls go to the gateway, which refuses arguments that are not whole JSON"})

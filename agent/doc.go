@@ -15,7 +15,8 @@
 //     the phase whatever the finish reason says (A6).
 //   - ask.go: one model request and its answer-level fallbacks: an empty
 //     answer, an incomplete stream and a stall are retried once; then what
-//     arrived decides (A2, A4). HTTP retries (429, 5xx, overload) are the
+//     arrived decides (A2, A4), except that a second stall fails the run
+//     however much arrived before it (A5). HTTP retries (429, 5xx, overload) are the
 //     adapter's, announced through [Request.OnRetry] (A5).
 //   - normalize.go: the [Normalizer] pipeline run before every request:
 //     [ToolResultPairing] then [OrphanToolResultRemover] (A7).

@@ -270,6 +270,18 @@ func answerFaults() []fault {
 					t.Errorf("elapsed %s, want 2 × 5s", elapsed)
 				}
 			}},
+		{name: "stream stalls twice after the first chunk (issue 26 item 7c)", req: "A5", script: lines(
+			`{"content":"abc","stall_ms":600000,"stall_after":2}`, `{"content":"abc","stall_ms":600000,"stall_after":2}`, final),
+			check: func(t *testing.T, h *harness, out *agent.Outcome, elapsed time.Duration) {
+				wantFailed(t, out, agent.ErrModelUnavailable, "no data for 5s")
+				if !errors.Is(out.Err, agent.ErrModelStalled) {
+					t.Errorf("error %v does not wrap ErrModelStalled", out.Err)
+				}
+				wantEvents(t, h, "retry:stalled")
+				if elapsed != 10*time.Second {
+					t.Errorf("elapsed %s, want 2 × 5s", elapsed)
+				}
+			}},
 		{name: "slow server hits the request deadline", req: "A5",
 			script: lines(`{"content":"abc","delay_ms":600000}`, final),
 			setup: func(h *harness) {

@@ -54,8 +54,13 @@ type Turn struct {
 	DelayMS int `json:"delay_ms,omitempty"`
 	// Garbage sends a data line that is not JSON after the first chunk.
 	Garbage bool `json:"garbage,omitempty"`
-	// StallMS sends the first chunk, then waits this long before the rest.
+	// StallMS sends the first chunk (the role's, with no content), then
+	// waits this long before the rest.
 	StallMS int `json:"stall_ms,omitempty"`
+	// StallAfter, with StallMS, is the number of events sent before the
+	// wait instead of the first alone: 2 stalls after the first piece of
+	// content.
+	StallAfter int `json:"stall_after,omitempty"`
 	// ContentType overrides the Content-Type header of a successful answer.
 	ContentType string `json:"content_type,omitempty"`
 
@@ -109,8 +114,8 @@ func (t *Turn) validate() error {
 	if t.Status != 0 && (t.Status < 400 || t.Status > 599) {
 		return fmt.Errorf("status %d: want 400-599", t.Status)
 	}
-	if t.CutAfter < 0 || t.DelayMS < 0 || t.StallMS < 0 {
-		return errors.New("cut_after, delay_ms and stall_ms must not be negative")
+	if t.CutAfter < 0 || t.DelayMS < 0 || t.StallMS < 0 || t.StallAfter < 0 {
+		return errors.New("cut_after, delay_ms, stall_ms and stall_after must not be negative")
 	}
 	for i, c := range t.ToolCalls {
 		if _, err := c.argumentText(); err != nil {

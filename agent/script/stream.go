@@ -136,7 +136,7 @@ func streamTurn(w http.ResponseWriter, r *http.Request, t *Turn, req *chatReques
 		if err := rc.Flush(); err != nil {
 			return
 		}
-		if i == 0 && t.StallMS > 0 && !sleep(r.Context(), t.StallMS) {
+		if i+1 == max(t.StallAfter, 1) && t.StallMS > 0 && !sleep(r.Context(), t.StallMS) {
 			return
 		}
 	}
