@@ -109,3 +109,37 @@ func TestAwaitUser_T15_NestedCalls(t *testing.T) {
 		}
 	})
 }
+
+// T8, T15: a tool that runs processes gets the policy's command timeout
+// (and a grace), not only the gateway's limit: a policy that gives
+// commands 15 minutes has a 3-minute command finish; other tools still
+// end at the gateway's limit.
+func TestGateway_T15_CommandTimeoutOutlastsCallLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, risk := range []Risk{RiskExecute, RiskNone} {
+			tool := &Tool{Name: "build", Description: "x", Risk: risk, Schema: json.RawMessage(`{"type":"object"}`),
+				Run: func(ctx context.Context, env *Env, _ json.RawMessage) (Result, error) {
+					select {
+					case <-time.After(3 * time.Minute):
+						return Result{Content: "built"}, nil
+					case <-ctx.Done():
+						return Result{}, ctx.Err()
+					}
+				}}
+			reg := NewRegistry()
+			reg.MustRegister(tool)
+			env := &Env{Limits: Limits{CommandTimeout: 15 * time.Minute}}
+			r := newGateway(reg, env, &gatewayConfig{Allowed: []string{"build"}, Timeout: 2 * time.Minute,
+				Approver: slowApprover{}})
+			res, err := r.Call(t.Context(), "build", `{}`)
+			switch {
+			case err != nil:
+				t.Fatalf("%s: %v", risk, err)
+			case risk == RiskExecute && res.Content != "built":
+				t.Errorf("execute: %+v, want the command to finish", res)
+			case risk == RiskNone && res.Code != CodeTimeout:
+				t.Errorf("none: %+v, want the gateway's timeout", res)
+			}
+		}
+	})
+}

@@ -305,7 +305,8 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 	env := *r.env // this call's copy, with what the gateway decided about it
 	env.Call = Call{Control: p.verdict.Control, Asker: r.ask}
 	// T8's time limit runs from here; every question stops it (AwaitUser).
-	cctx, cancel := withExecLimit(ctx, r.opts.Timeout)
+	limit := r.callLimit(t)
+	cctx, cancel := withExecLimit(ctx, limit)
 	defer cancel()
 	defer func() { rec.WaitMS = cctx.waitedFor().Milliseconds() }()
 	switch {
@@ -332,7 +333,7 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 			return Fail(CodeCancelled, "", "the run was cancelled before the call finished", ""), true, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", t.Name, r.opts.Timeout), "narrow the request"), true, nil
+			return Fail(CodeTimeout, "", fmt.Sprintf("%s did not finish in %s", t.Name, limit), "narrow the request"), true, nil
 		}
 		r.log.Error("Tool infrastructure error", slog.String("tool", t.Name), slog.String("err", err.Error()))
 		return Fail(CodeInternal, "", "the tool failed: "+err.Error(), ""), true, nil
@@ -445,4 +446,24 @@ func cut(s string, n int) string {
 		i += size
 	}
 	return s[:i] + "…"
+}
+
+// commandGrace is what a command's call may take beyond the command's own
+// time limit: collecting its output, landing its staged changes.
+const commandGrace = 30 * time.Second
+
+// callLimit bounds the execution of one call of t: the gateway's limit,
+// or for a tool that runs processes, at least the policy's command
+// timeout and a grace, so a policy that gives commands ten minutes is not
+// cut at the gateway's two.
+func (r *Gateway) callLimit(t *Tool) time.Duration {
+	limit := r.opts.Timeout
+	if t.Risk != RiskExecute {
+		return limit
+	}
+	command := r.env.Limits.CommandTimeout
+	if command <= 0 {
+		command = DefaultCommandTimeout
+	}
+	return max(limit, command+commandGrace)
 }
