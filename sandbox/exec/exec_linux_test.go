@@ -777,3 +777,40 @@ func TestPidsCgroup_StaleSweepSparesLiveServers(t *testing.T) {
 		t.Error("the sweep kept a dead server's cgroup")
 	}
 }
+
+// TestPidsCgroup_Issue25_LeftoverNamedLikeTheNext: leftovers of an earlier
+// process that had this process's PID (start-up clean-up keeps those, as
+// it keeps a live runner's), named as the next cgroup would be, do not
+// stop the next commands (issue 25: "pids cgroup: mkdir
+// …/agentls/18124-2: file exists").
+func TestPidsCgroup_Issue25_LeftoverNamedLikeTheNext(t *testing.T) {
+	cg := testRunner.probe().cgroup
+	if cg == nil {
+		t.Skip("no pids cgroup in use here (it stands in for RLIMIT_NPROC as root)")
+	}
+	next := cg.seq.Load() + 1
+	pid := strconv.Itoa(os.Getpid())
+	planted := map[string]bool{
+		cg.name(next): true, cg.name(next + 1): true, // this runner's next names
+		pid + "-" + strconv.FormatUint(next, 10): true, pid + "-1": true, pid + "-2": true, // the <pid>-<n> of before
+	}
+	for name := range planted {
+		dir := filepath.Join(cg.base, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Rmdir(dir)
+	}
+	// A runner of its own starts its sequence again, as after a restart.
+	fresh := New(&Options{Helper: testHelper})
+	defer fresh.Close()
+	for _, r := range []*Runner{testRunner, testRunner, fresh, fresh} {
+		res, err := r.Run(t.Context(), &Spec{Command: "echo ran", Dir: execWorkspace(t)})
+		if err != nil {
+			t.Fatalf("a leftover cgroup stops the command: %v", err)
+		}
+		if res.Stdout != "ran\n" {
+			t.Fatalf("echo ran: %+v", res)
+		}
+	}
+}

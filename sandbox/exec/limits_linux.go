@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bufio"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -17,9 +18,10 @@ import (
 // command gets its own cgroup with pids.max. It stands in for
 // RLIMIT_NPROC, which the kernel does not apply to uid 0.
 type pidsCgroup struct {
-	home string // <mount>/<our cgroup>
-	base string // home/agentls
-	seq  atomic.Uint64
+	home  string // <mount>/<our cgroup>
+	base  string // home/agentls
+	token string // random, this value's own: see name
+	seq   atomic.Uint64
 }
 
 // findPidsCgroup locates the pids controller's v1 mount and this process's
@@ -41,9 +43,11 @@ func findPidsCgroup() (*pidsCgroup, error) {
 	if _, err := os.Stat(filepath.Join(base, "pids.max")); err != nil {
 		return nil, err
 	}
-	// Remove what dead servers left. A cgroup is named <server pid>-<n>;
-	// those of live servers may be empty for a moment, before their
-	// command joins, and must stay. rmdir fails on populated ones anyway.
+	// Remove what dead servers left. A cgroup is named <server pid>-…
+	// (see name); those of live servers may be empty for a moment, before
+	// their command joins, and must stay. rmdir fails on populated ones
+	// anyway. A leftover named after this process's own (recycled) PID
+	// stays too, as a live runner's would: names never collide with it.
 	if old, err := os.ReadDir(base); err == nil {
 		for _, e := range old {
 			owner, _, _ := strings.Cut(e.Name(), "-")
@@ -55,7 +59,17 @@ func findPidsCgroup() (*pidsCgroup, error) {
 			}
 		}
 	}
-	return &pidsCgroup{home: home, base: base}, nil
+	return &pidsCgroup{home: home, base: base, token: rand.Text()[:8]}, nil
+}
+
+// name is the name of the nth cgroup: <server pid>-<token>-<n>. The
+// server's PID lets a later server's start-up remove it once the server
+// is gone; the token keeps it apart from a leftover of an earlier process
+// that had the same PID, and from other runners of this process, whose
+// sequences also start at 1 (issue 25: "mkdir …/agentls/18124-2: file
+// exists").
+func (c *pidsCgroup) name(n uint64) string {
+	return strconv.Itoa(os.Getpid()) + "-" + c.token + "-" + strconv.FormatUint(n, 10)
 }
 
 // pidsMount returns where the cgroup-v1 pids controller is mounted.
@@ -109,9 +123,18 @@ func ownCgroup(controller string) (string, error) {
 // create makes a cgroup for one command with pids.max = max and returns
 // its directory.
 func (c *pidsCgroup) create(max uint64) (string, error) {
-	dir := filepath.Join(c.base, strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(c.seq.Add(1), 10))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", err
+	var dir string
+	for tries := 0; ; tries++ {
+		dir = filepath.Join(c.base, c.name(c.seq.Add(1)))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		// Taken all the same (a leftover with our PID and, against the
+		// odds, our token): the next number is free.
+		if !errors.Is(err, os.ErrExist) || tries == 3 {
+			return "", err
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max, 10)), 0); err != nil {
 		unix.Rmdir(dir)
