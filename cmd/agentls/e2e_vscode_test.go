@@ -30,7 +30,7 @@ import (
 )
 
 const (
-	vscodeScenarioTime = 6 * time.Minute // the whole browser session
+	vscodeScenarioTime = 9 * time.Minute // the whole browser session, a minute of it an unanswered question
 	vscodeStartTime    = 2 * time.Minute // code-server listening
 )
 
@@ -78,8 +78,14 @@ func newVSCodeE2E(t *testing.T, repo, bin string) *vscodeE2E {
 }
 
 // testVSCode runs the scenario: activation, plan on a selection, execute
-// with the Refactor Preview (one hunk of two ticked), review diagnostics in
-// the Problems view, cancel from the progress notification.
+// (its run view open from the start; a command's question still in view
+// after a minute unanswered, with one status item saying it waits; the
+// Refactor Preview with one hunk of two ticked; a new file accepted lands
+// with its exact content; the counts, stale included, in the toast and the
+// run view; edit results in words), a new file applied as offered lands
+// whole or not at all, review diagnostics in the Problems view, cancel from
+// the status item (issue 24, E16, E18). The run view's, the preview's and
+// the question's screenshots refresh editors/vscode/images.
 func testVSCode(t *testing.T, repo, bin string) {
 	e := newVSCodeE2E(t, repo, bin)
 	model := startModel(t, repo, "vscode")
@@ -149,7 +155,7 @@ func testVSCode(t *testing.T, repo, bin string) {
 
 	result := filepath.Join(data, "driver-result.json")
 	driver := exec.Command(requireTool(t, "node"), e.driver, "--url", url, "--workspace", ws,
-		"--shots", e.shots, "--result", result, "--chromium", e.chromium, "--api-key", vscodeAPIKey)
+		"--shots", e.shots, "--images", filepath.Join(repo, "editors", "vscode", "images"), "--result", result, "--chromium", e.chromium, "--api-key", vscodeAPIKey)
 	out, err := runBoundedFor(t, driver, filepath.Dir(e.driver), env, vscodeScenarioTime)
 	var res struct {
 		OK       bool     `json:"ok"`

@@ -13,8 +13,12 @@
 // what the run changed (agentls.revert). Edits arrive as workspace/applyEdit with
 // change annotations that need confirmation, so VS Code shows its refactor
 // preview before anything changes; agentls/saveDocuments then saves them.
-// While a run goes on, agentls/runEvent fills its output channel and the
-// status bar (runs.ts).
+// While a run goes on, agentls/runEvent fills its output channel, shown as
+// the run begins, and the one status item (runs.ts). The server's questions
+// (window/showMessageRequest) are modal dialogs, so they stay in view until
+// answered (E18), with the safe answer (Deny) as the dialog's close
+// affordance; the status item says a question waits. The server's log
+// lines keep their levels in the agentls log channel.
 //
 // Settings a cloned repository could abuse (endpoint, serverPath,
 // policyFile) have machine scope: a workspace's .vscode/settings.json cannot
@@ -23,16 +27,24 @@
 
 import * as vscode from 'vscode';
 import {
+	ApplyWorkspaceEditParams,
+	CancellationToken,
 	ClientCapabilities,
 	ExecuteCommandRequest,
 	ExecuteCommandSignature,
 	FeatureState,
 	LanguageClient,
 	LanguageClientOptions,
+	MessageActionItem,
+	MessageType,
 	ResponseError,
 	ServerOptions,
+	ShowMessageRequest,
+	ShowMessageRequestParams,
 	StaticFeature,
 } from 'vscode-languageclient/node';
+import * as readline from 'node:readline';
+import type { Readable } from 'node:stream';
 
 // The wire shapes, generated from the server's Go package lspserver/command.
 import * as protocol from './protocol';
@@ -55,12 +67,15 @@ let last: { command: string; arg: protocol.Args; result: protocol.Result } | und
 /**
  * Announces experimental.agentls: saveDocuments (the server then asks us to save after an applied edit),
  * editText (human_confirm "modify": the user edits the text the model proposed) and runEvents (the live run view).
+ * It withdraws window.workDoneProgress, which the language client announces: the client would show a run's
+ * $/progress as a second status item beside the run's own (issue 24), which runEvents already feed.
  */
 class AgentlsFeature implements StaticFeature {
 	fillClientCapabilities(capabilities: ClientCapabilities): void {
 		const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
 		const agentls: protocol.ClientCapabilities = { saveDocuments: true, editText: true, runEvents: true };
 		capabilities.experimental = { ...experimental, agentls };
+		if (capabilities.window) capabilities.window.workDoneProgress = false;
 	}
 	initialize(): void {}
 	getState(): FeatureState {
@@ -117,6 +132,7 @@ async function restartNow(): Promise<void> {
 	c.onRequest(protocol.MethodSaveDocuments, (params: protocol.SaveDocumentsParams) => saveDocuments(c, params));
 	c.onRequest(protocol.MethodEditText, (params: protocol.EditTextParams) => editText(params));
 	c.onNotification(protocol.MethodRunEvent, (e: protocol.RunEvent) => runs.event(e));
+	c.onRequest(ShowMessageRequest.type, (params, token) => ask(params, token));
 	client = c;
 	try {
 		await c.start();
@@ -182,14 +198,104 @@ function clientOptions(): LanguageClientOptions {
 	return {
 		documentSelector: [{ scheme: 'file' }],
 		outputChannel: output,
-		middleware: { executeCommand },
+		stdioOptions: { stdout: logLines, stderr: logLines },
+		middleware: {
+			executeCommand,
+			workspace: {
+				// The run view opens as the run begins; VS Code shows it a moment later, in the panel the Refactor
+				// Preview shares. An edit proposed within that moment would open the preview under the run view,
+				// out of sight: wait until the run view is up (at most RUN_VIEW_SETTLES after it was asked for).
+				handleApplyEdit: async (params, next) => {
+					await runs.settled();
+					return next(oneDecisionPerNewFile(params), CancellationToken.None);
+				},
+			},
+		},
 	};
+}
+
+/**
+ * logLines writes the server's log lines (slog's text format: `time=… level=INFO msg=…`) to the log channel
+ * at their own level, without the time the channel adds itself; a line without a level (a panic, a plain
+ * warning) is an error unless it says it is a warning.
+ */
+function logLines(input: Readable, channel: vscode.LogOutputChannel): void {
+	readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', (line: string) => {
+		const m = /^(?:time=\S+ )?level=(DEBUG|INFO|WARN|ERROR)(?:[+-]\d+)? (.*)$/.exec(line);
+		const level = m?.[1] ?? (/\bwarning\b/i.test(line) ? 'WARN' : 'ERROR');
+		const text = m?.[2] ?? line;
+		if (level === 'DEBUG') channel.debug(text);
+		else if (level === 'INFO') channel.info(text);
+		else if (level === 'WARN') channel.warn(text);
+		else channel.error(text);
+	});
+}
+
+/**
+ * oneDecisionPerNewFile makes a new file one decision in the Refactor Preview (issue 24, E18): a create
+ * without a change annotation is pre-ticked there while its content, annotated to need confirmation, is
+ * not, so Apply as offered would leave an empty file. The create gets its content's annotation: the file
+ * row then ticks both or neither. An edit whose create is annotated already is left as it is.
+ */
+export function oneDecisionPerNewFile(params: ApplyWorkspaceEditParams): ApplyWorkspaceEditParams {
+	const changes = params.edit.documentChanges ?? [];
+	for (const op of changes) {
+		if (!('kind' in op) || op.kind !== 'create' || op.annotationId) continue;
+		for (const c of changes) {
+			if ('kind' in c || c.textDocument.uri !== op.uri) continue;
+			const annotated = c.edits.find((e) => 'annotationId' in e && e.annotationId);
+			if (annotated && 'annotationId' in annotated) {
+				op.annotationId = annotated.annotationId;
+				break;
+			}
+		}
+	}
+	return params;
+}
+
+/** SAFE_ACTIONS are the answers that change nothing: the dialog's close affordance (Escape). */
+const SAFE_ACTIONS = new Set<string>([protocol.ActionDeny, protocol.ActionNotNow]);
+
+/**
+ * ask answers window/showMessageRequest with a modal dialog: it stays until the user answers, where a
+ * notification would slide into the notification centre after a few seconds and the question would be
+ * denied unseen after the server's timeout (E7, E18). The first line is the question, the rest its detail.
+ * Deny (or Not now) is the close affordance, so Escape and closing the dialog pick it; without one, closing
+ * answers null, which the server treats as deny. The status item says a question waits meanwhile. When the
+ * server gives up on the question (its timeout, a cancelled run), the dialog's answer is ignored there.
+ */
+async function ask(params: ShowMessageRequestParams, token: vscode.CancellationToken): Promise<MessageActionItem | null> {
+	const [message, ...rest] = params.message.split('\n');
+	const detail = rest.join('\n').trim() || undefined;
+	const actions = params.actions ?? [];
+	const safe = actions.find((a) => SAFE_ACTIONS.has(a.title));
+	const items = actions.map((a) => ({ title: a.title, isCloseAffordance: a === safe, action: a }));
+	const show =
+		params.type === MessageType.Error
+			? vscode.window.showErrorMessage
+			: params.type === MessageType.Warning
+				? vscode.window.showWarningMessage
+				: vscode.window.showInformationMessage;
+	const answered = runs.asking();
+	const gone = token.onCancellationRequested(() => {
+		answered();
+		output.warn(`the server stopped waiting for the answer to: ${message}`);
+	});
+	try {
+		const pick = await show(message, { modal: true, detail }, ...items);
+		return pick?.action ?? null;
+	} finally {
+		gone.dispose();
+		answered();
+	}
 }
 
 /** Middleware for the server's commands: complete the argument, run, show the result. */
 async function executeCommand(command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
 	if (command === protocol.Cancel) {
-		const res = (await next(command, args.filter(isSessionArg))) as protocol.CancelResult | undefined;
+		const one = args.filter(isSessionArg);
+		const res = (await next(command, one)) as protocol.CancelResult | undefined;
+		if (!one.length) runs.abandonUnstarted(); // runs the server has not named yet
 		void vscode.window.showInformationMessage(`agentls: cancelled ${res?.cancelled?.length ?? 0} run(s).`);
 		return res;
 	}
@@ -217,28 +323,23 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 	const c = client;
 	const target = vscode.workspace.asRelativePath(c.protocol2CodeConverter.asUri(arg.uri));
 	const run = runs.begin(name, target + (arg.range ? `:${arg.range.start.line + 1}-${arg.range.end.line + 1}` : ''), arg.instruction ?? '');
-	const title = `agentls ${name}`;
-	return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-		const abandon = new vscode.CancellationTokenSource();
-		run.onProgress = (message) => progress.report({ message });
-		run.cancelRequest = () => abandon.cancel();
-		token.onCancellationRequested(() => {
-			void runs.cancel(run, (sessionId) => c.sendRequest(ExecuteCommandRequest.type, { command: protocol.Cancel, arguments: [{ sessionId }] }));
-		});
-		try {
-			const result = (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] }, abandon.token)) as protocol.Result;
-			runs.finish(run, result);
-			last = { command, arg: { uri: arg.uri, range: arg.range }, result };
-			await showResult(name, run, result, command);
-			return result;
-		} catch (e) {
-			runs.finish(run, undefined, String(e));
-			showError(name, e);
-			return undefined;
-		} finally {
-			abandon.dispose();
-		}
-	});
+	// No progress notification: VS Code would add a second status item for it; the run's own item shows
+	// what it does (click: cancel), and its run view is open.
+	const abandon = new vscode.CancellationTokenSource();
+	run.cancelRequest = () => abandon.cancel();
+	try {
+		const result = (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] }, abandon.token)) as protocol.Result;
+		runs.finish(run, result);
+		last = { command, arg: { uri: arg.uri, range: arg.range }, result };
+		await showResult(name, run, result, command);
+		return result;
+	} catch (e) {
+		runs.finish(run, undefined, String(e));
+		showError(name, e);
+		return undefined;
+	} finally {
+		abandon.dispose();
+	}
 }
 
 function isSessionArg(a: unknown): boolean {
@@ -339,12 +440,18 @@ function showError(name: string, e: unknown): void {
 	void vscode.window.showErrorMessage(`agentls ${name} failed: ${String(e)}`);
 }
 
-/** Answers agentls/saveDocuments: save each open document the server names. */
+/** Answers agentls/saveDocuments: save each document the server names (a new file's too: issue 24). */
 async function saveDocuments(c: LanguageClient, params: protocol.SaveDocumentsParams): Promise<protocol.SaveDocumentsResult> {
 	const saved: string[] = [];
 	for (const raw of params?.uris ?? []) {
-		const uri = c.protocol2CodeConverter.asUri(raw).toString();
-		const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+		const uri = c.protocol2CodeConverter.asUri(raw);
+		// A file the edit created may have no document here yet, though its buffer holds the content: open it.
+		const doc =
+			vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) ??
+			(await vscode.workspace.openTextDocument(uri).then(
+				(d) => d,
+				() => undefined,
+			));
 		if (!doc) continue;
 		if (!doc.isDirty || (await doc.save())) saved.push(raw);
 	}

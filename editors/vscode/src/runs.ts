@@ -1,8 +1,9 @@
-// The live run view (DESIGN.md E16): one output channel per run with the
-// model's text as it streams and each tool call with its outcome (under a
-// command, the files it added, changed and deleted that landed), a status
-// bar item (click: cancel the running runs), a cancellable progress
-// notification, and plans kept as markdown documents.
+// The live run view (DESIGN.md E16): one output channel per run, shown as
+// the run begins, with the model's text as it streams and each tool call
+// with its outcome in prose (under a command, the files it added, changed
+// and deleted that landed; under an edit, which hunks landed), the one
+// status bar item (click: cancel the running runs; "waiting for you" while
+// a question waits, E18), and plans kept as markdown documents.
 //
 // The server sends agentls/runEvent only because the extension announces
 // experimental.agentls.runEvents. A run's events carry its session ID; the
@@ -13,6 +14,9 @@ import * as vscode from 'vscode';
 
 import * as protocol from './protocol';
 
+/** RUN_VIEW_SETTLES is how long VS Code may take to show a run view after it was asked to (ms). */
+const RUN_VIEW_SETTLES = 1500;
+
 /** How many finished runs keep their output channel. */
 const KEEP_RUNS = 8;
 
@@ -20,12 +24,12 @@ const KEEP_RUNS = 8;
 export class Run {
 	sessionId?: string;
 	readonly channel: vscode.OutputChannel;
-	/** onProgress shows a line in the progress notification. */
-	onProgress?: (message: string) => void;
 	/** cancelRequest abandons the request when the session is not known yet. */
 	cancelRequest?: () => void;
 	private midLine = false;
 	status = 'running';
+	/** doing is what the status item says the run does. */
+	doing = 'starting';
 
 	constructor(
 		readonly n: number,
@@ -75,7 +79,18 @@ export class Runs implements vscode.Disposable {
 		const run = new Run(++this.n, mode, target, instruction);
 		this.active.push(run);
 		this.busy(run, 'starting');
+		run.channel.show(true); // the run view opens with the run, the editor keeps the focus
+		this.shown = Date.now();
 		return run;
+	}
+
+	/** shown is when a run view was last asked to show (Date.now()). */
+	private shown = 0;
+
+	/** settled resolves once the last run view asked for has had RUN_VIEW_SETTLES to show. */
+	async settled(): Promise<void> {
+		const wait = this.shown + RUN_VIEW_SETTLES - Date.now();
+		if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 	}
 
 	/** finish records the result in the run's channel and returns it to the idle state. */
@@ -96,8 +111,7 @@ export class Runs implements vscode.Disposable {
 		if (i >= 0) this.active.splice(i, 1);
 		this.done.push(run);
 		while (this.done.length > KEEP_RUNS) this.done.shift()?.channel.dispose();
-		if (this.active.length) this.busy(this.active[this.active.length - 1], 'running');
-		else this.idle();
+		this.render();
 	}
 
 	/** show opens the output of the newest run. */
@@ -107,11 +121,13 @@ export class Runs implements vscode.Disposable {
 		else void vscode.window.showInformationMessage('agentls: no run yet in this window.');
 	}
 
-	/** cancel asks the server to cancel run, or abandons its request when its session is not known yet. */
-	async cancel(run: Run, sendCancel: (sessionId: string) => Promise<unknown>): Promise<void> {
-		run.line('── cancel requested');
-		if (run.sessionId) await sendCancel(run.sessionId);
-		else run.cancelRequest?.();
+	/** abandonUnstarted abandons the requests of the runs whose session is not known yet (a cancel of every run). */
+	abandonUnstarted(): void {
+		for (const run of this.active) {
+			if (run.sessionId) continue;
+			run.line('── cancel requested');
+			run.cancelRequest?.();
+		}
 	}
 
 	/** event handles agentls/runEvent. */
@@ -174,11 +190,28 @@ export class Runs implements vscode.Disposable {
 	}
 
 	private busy(run: Run, what: string): void {
-		this.status.text = `$(sync~spin) agentls ${run.mode}: ${what}`;
-		this.status.tooltip = 'agentls is running: click to cancel the running runs';
-		this.status.command = { title: 'Cancel', command: 'agentls.cancel' };
-		run.onProgress?.(what);
+		run.doing = what;
+		this.render();
 	}
+
+	/**
+	 * asking marks a question of the server as waiting for the user until the returned function is called:
+	 * the status item says so (E18), whatever a run reports meanwhile.
+	 */
+	asking(): () => void {
+		this.waiting++;
+		this.render();
+		let done = false;
+		return () => {
+			if (done) return;
+			done = true;
+			this.waiting--;
+			this.render();
+		};
+	}
+
+	/** waiting counts the questions shown and not answered yet. */
+	private waiting = 0;
 
 	/** starting shows that the server is (re)starting. */
 	starting(): void {
@@ -190,12 +223,29 @@ export class Runs implements vscode.Disposable {
 	/** ready shows that the server runs, or why it does not. */
 	ready(problem?: string): void {
 		this.problem = problem;
-		if (!this.active.length) this.idle();
+		this.render();
 	}
 
 	private problem?: string;
 
-	private idle(): void {
+	/** render shows the state in the one status item: a question waits, a run runs, the server failed, or idle. */
+	private render(): void {
+		const item = this.status;
+		item.backgroundColor = undefined;
+		if (this.waiting > 0) {
+			item.text = '$(bell) agentls: waiting for you';
+			item.tooltip = `agentls: ${this.waiting === 1 ? 'a question waits' : `${this.waiting} questions wait`} for your answer`;
+			item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+			item.command = 'agentls.showRun';
+			return;
+		}
+		const run = this.active[this.active.length - 1];
+		if (run) {
+			item.text = `$(sync~spin) agentls ${run.mode}: ${run.doing}`;
+			item.tooltip = 'agentls is running: click to cancel the running runs';
+			item.command = { title: 'Cancel', command: 'agentls.cancel' };
+			return;
+		}
 		if (this.problem) {
 			this.status.text = '$(error) agentls';
 			this.status.tooltip = `agentls: ${this.problem}; see the agentls output channel`;
@@ -212,9 +262,24 @@ export class Runs implements vscode.Disposable {
 export function toolResultText(e: protocol.RunEvent): string {
 	const tool = visible(e.tool ?? '?');
 	const subject = e.subject ? ` ${visible(e.subject)}` : '';
-	if (!e.ok) return `  ✗ ${tool}${subject} refused: ${visible(e.code ?? 'error')}${e.message ? ` — ${visible(e.message)}` : ''}`;
+	if (!e.ok) return `  ✗ ${tool}${subject} refused: ${visible(e.code ?? 'error')}${e.message ? ` — ${visible(reasonText(e.message))}` : ''}`;
 	if (e.exitCode !== undefined && e.exitCode !== null) return `  ${e.exitCode === 0 ? '✓' : '✗'} ${tool}${subject}: exit ${e.exitCode}`;
 	return `  ✓ ${tool}${subject}`;
+}
+
+/**
+ * reasonText is the reason of a tool error the model got as JSON ({"code", "reason", …}, its head maybe
+ * cut off), else message as it is.
+ */
+export function reasonText(message: string): string {
+	if (!message.trimStart().startsWith('{')) return message;
+	const m = /"reason"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(message);
+	if (!m) return message;
+	try {
+		return JSON.parse(m[1]) as string;
+	} catch {
+		return message;
+	}
 }
 
 /** MAX_FILE_LINES bounds the files listed under one command; the rest are counted. */
@@ -224,12 +289,15 @@ export const MAX_FILE_LINES = 100;
 const MAX_OUTPUT_LINES = 6;
 
 /**
- * toolResultLines renders a tool call's outcome for the run view: the outcome, the files a
+ * toolResultLines renders a tool call's outcome for the run view: the outcome; for an edit, which
+ * hunks landed, in words (issue 24: no JSON); the files a
  * command changed that landed (issue 21, S9), then the head of the output without the
  * `[files …]` lines the list repeats. Text from the model, a command or the repository has
  * its control characters made visible (T22).
  */
 export function toolResultLines(e: protocol.RunEvent): string[] {
+	const edit = e.ok ? editResult(e.output ?? '') : undefined;
+	if (edit) return [toolResultText(e), ...editLines(edit)];
 	const files = e.files ?? [];
 	const lines = [toolResultText(e), ...fileLines(files)];
 	for (const l of outputLines(e.output ?? '', files.length > 0).slice(0, MAX_OUTPUT_LINES)) lines.push(`    │ ${visibleLine(l)}`);
@@ -297,7 +365,69 @@ export function stepText(s: protocol.Step): string {
 	return `${s.tool} ok`;
 }
 
-/** editsText counts the edits: what landed, and what the user rejected (an edit applied as nothing is rejected). */
-export function editsText(e: protocol.EditCounts): string {
-	return `edits: ${e.proposed} proposed, ${e.applied} applied, ${e.rejected} rejected`;
+/**
+ * EditCounts are the result's counts as the server sends them (E18), with the files created and deleted
+ * named when the wire carries them (optional here, so the view is ready before the server sends them).
+ */
+export type EditCounts = protocol.EditCounts & { created?: string[]; deleted?: string[] };
+
+/**
+ * editsText says what the run's edits came to, as the server counted them hunk by hunk: proposed, applied,
+ * rejected by the user (a hunk left unticked in the preview is rejected) and refused as stale, then the
+ * files created and deleted.
+ */
+export function editsText(e: EditCounts): string {
+	let text = `hunks: ${e.proposed} proposed, ${e.applied} applied, ${e.rejected} rejected, ${e.stale ?? 0} stale`;
+	if (e.created?.length) text += `; created ${e.created.map(visible).join(', ')}`;
+	if (e.deleted?.length) text += `; deleted ${e.deleted.map(visible).join(', ')}`;
+	return text;
+}
+
+/** linesText says `line 6` for "6" or "6-6", `lines 6-8` for "6-8", keeping what follows ("1 (insert)"). */
+function linesText(l: string): string {
+	const m = /^(\d+)(?:-(\d+))?(.*)$/.exec(l);
+	if (m && (m[2] === undefined || m[1] === m[2])) return `line ${m[1]}${visible(m[3])}`;
+	return `lines ${visible(l)}`;
+}
+
+/** EditResult is what an edit tool tells the model (tools/builtin/propose.go). */
+interface EditResult {
+	path: string;
+	applied: boolean;
+	hunks?: { index: number; lines: string; applied: boolean }[];
+	saved?: boolean;
+	reason?: string;
+}
+
+/** editResult returns output as an edit tool's result, or undefined when it is none. */
+function editResult(output: string): EditResult | undefined {
+	if (!output.trimStart().startsWith('{')) return undefined;
+	try {
+		const r = JSON.parse(output) as Partial<EditResult>;
+		if (typeof r.path === 'string' && typeof r.applied === 'boolean') return r as EditResult;
+	} catch {
+		// the head of a longer result, or not JSON: shown as it is
+	}
+	return undefined;
+}
+
+/**
+ * editLines renders an edit's result as prose: which hunks landed and which the user left out, whether it
+ * is saved, and why it differs from the proposal.
+ */
+export function editLines(r: EditResult): string[] {
+	const hunks = r.hunks ?? [];
+	const landed = hunks.filter((h) => h.applied);
+	const lines: string[] = [];
+	if (hunks.length > 1) {
+		lines.push(`    ${landed.length} of ${hunks.length} hunks applied`);
+		for (const h of hunks) lines.push(`    ${h.applied ? '✓' : '✗'} ${linesText(h.lines)} ${h.applied ? 'applied' : 'rejected'}`);
+	} else if (hunks.length === 1) {
+		lines.push(`    ${landed.length ? 'applied' : 'rejected'}: ${linesText(hunks[0].lines)}`);
+	} else {
+		lines.push(`    ${r.applied ? 'applied' : 'not applied'}`);
+	}
+	if (r.saved === false && landed.length) lines.push('    not saved yet');
+	if (r.reason) lines.push(`    ${visible(r.reason)}`);
+	return lines;
 }

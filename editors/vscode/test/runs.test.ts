@@ -1,7 +1,10 @@
 // Unit test of the run view's text (src/runs.ts; DESIGN.md E16, E18,
 // T22; issue 21): under a command's result, the files it added, changed
 // and deleted, one a line, in place of the [files …] lines of its output,
-// with control characters made visible. Run by
+// with control characters made visible; and (issue 24, E18) the counts
+// with stale and the files created and deleted, edit results in words, the
+// run view shown as the run begins, one status item that says a question
+// waits. Run by
 // cmd/agentls/files_landed_test.go (TestFilesLanded_Issue21_VSCodeRunView),
 // which bundles it with esbuild (the `vscode` module is test/vscode.ts)
 // and runs it with Node; it exits 1 when a check fails.
@@ -9,7 +12,7 @@
 import * as vscode from 'vscode';
 
 import type * as protocol from '../src/protocol';
-import { Runs, toolResultLines, visible } from '../src/runs';
+import { editsText, Runs, toolResultLines, visible } from '../src/runs';
 
 const fake = vscode as unknown as typeof import('./vscode');
 
@@ -106,6 +109,48 @@ check(
 	true,
 );
 check('no raw control character in the channel', /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/.test(text), false);
+check('the run view opened with the run', fake.channels[fake.channels.length - 1].shown, true);
+
+// Issue 24 (E18): the counts as the server sends them, stale too, and the files created and deleted when
+// the wire names them.
+check('counts with stale', editsText({ proposed: 3, applied: 1, rejected: 1, stale: 1 }), 'hunks: 3 proposed, 1 applied, 1 rejected, 1 stale');
+check('counts without stale on the wire', editsText({ proposed: 1, applied: 1, rejected: 0 }), 'hunks: 1 proposed, 1 applied, 0 rejected, 0 stale');
+check(
+	'created and deleted files',
+	editsText({ proposed: 2, applied: 2, rejected: 0, stale: 0, created: ['greet_test.go', 'a\x1bb'], deleted: ['old.go'] }),
+	'hunks: 2 proposed, 2 applied, 0 rejected, 0 stale; created greet_test.go, a\\x1bb; deleted old.go',
+);
+
+// Issue 24: an edit's result reads as prose, not JSON.
+const editResult = (output: string): protocol.RunEvent => ({ sessionId: 's1', kind: 'toolResult', tool: 'edit_file', ok: true, subject: 'main.go', output });
+check(
+	'a partly applied edit in words',
+	toolResultLines(editResult('{"path":"main.go","applied":true,"hunks":[{"index":0,"lines":"6","applied":true},{"index":1,"lines":"10-12","applied":false}],"saved":true}')),
+	['  ✓ edit_file main.go', '    1 of 2 hunks applied', '    ✓ line 6 applied', '    ✗ lines 10-12 rejected'],
+);
+check(
+	'a new file in words',
+	toolResultLines({ ...editResult('{"path":"greet_test.go","applied":true,"hunks":[{"index":0,"lines":"1 (insert)","applied":true}],"saved":false,"reason":"the buffer is \\u0007unsaved"}'), tool: 'write_file' }),
+	['  ✓ write_file main.go', '    applied: line 1 (insert)', '    not saved yet', '    the buffer is \\x07unsaved'],
+);
+check(
+	'a refused edit gives its reason, not JSON',
+	toolResultLines({ ...editResult(''), ok: false, code: 'approval_denied', message: '{"code":"approval_denied","reason":"the user refused \\"every\\" hunk","recovery":"do not repeat the same change; adapt it to the reason o…' }),
+	['  ✗ edit_file main.go refused: approval_denied — the user refused "every" hunk'],
+);
+check('no JSON in an edit result', toolResultLines(editResult('{"path":"main.go","applied":true,"hunks":[],"saved":true}')).join('\n').includes('{'), false);
+
+// Issue 24 (E18): one status item, which says a question waits until it is answered.
+const item = fake.statusItems[fake.statusItems.length - 1];
+runs.event({ sessionId: 's1', kind: 'toolCall', turn: 4, tool: 'run_command' });
+check('the status item shows the turn', item.text, '$(sync~spin) agentls execute: turn 4: run_command');
+const answered = runs.asking();
+runs.event({ sessionId: 's1', kind: 'toolCall', turn: 5, tool: 'edit_file' });
+check('the status item says a question waits', [item.text, item.backgroundColor?.id], ['$(bell) agentls: waiting for you', 'statusBarItem.warningBackground']);
+answered();
+answered(); // twice: once is counted
+check('after the answer, the run again', [item.text, item.backgroundColor], ['$(sync~spin) agentls execute: turn 5: edit_file', undefined]);
+check('one status item', fake.statusItems.length, 1);
 runs.dispose();
 
 if (failed) {

@@ -7,6 +7,7 @@
 /** FakeChannel records what the run view writes to an output channel. */
 export class FakeChannel {
 	text = '';
+	shown = false;
 	constructor(readonly name: string) {}
 	append(s: string): void {
 		this.text += s;
@@ -14,7 +15,9 @@ export class FakeChannel {
 	appendLine(s: string): void {
 		this.text += s + '\n';
 	}
-	show(): void {}
+	show(): void {
+		this.shown = true;
+	}
 	dispose(): void {}
 }
 
@@ -26,6 +29,13 @@ export enum StatusBarAlignment {
 	Right = 2,
 }
 
+export class ThemeColor {
+	constructor(readonly id: string) {}
+}
+
+/** statusItems are the status bar items created so far. */
+export const statusItems: { text: string; tooltip: string; backgroundColor?: ThemeColor }[] = [];
+
 export const window = {
 	createOutputChannel(name: string): FakeChannel {
 		const c = new FakeChannel(name);
@@ -33,7 +43,9 @@ export const window = {
 		return c;
 	},
 	createStatusBarItem() {
-		return { text: '', tooltip: '', name: '', command: undefined as unknown, show() {}, dispose() {} };
+		const item = { text: '', tooltip: '', name: '', command: undefined as unknown, backgroundColor: undefined as ThemeColor | undefined, show() {}, dispose() {} };
+		statusItems.push(item);
+		return item;
 	},
 	showInformationMessage: async (): Promise<undefined> => undefined,
 };

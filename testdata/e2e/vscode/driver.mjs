@@ -3,20 +3,22 @@
 // the scripted model of testdata/e2e/scripts/vscode.jsonl. Started by
 // cmd/agentls/e2e_test.go (TestE2E/VSCode), which starts code-server:
 //
-//	node driver.mjs --url URL --workspace DIR --shots DIR --result FILE --api-key KEY [--chromium PATH]
+//	node driver.mjs --url URL --workspace DIR --shots DIR --images DIR --result FILE --api-key KEY [--chromium PATH]
+//
+// --images is editors/vscode/images: the README's screenshots, refreshed here.
 //
 // Each step waits generously for what a user would see, takes a
 // screenshot, and on failure also a screenshot named fail-STEP.png. The
 // result file is JSON: {ok, checks[], failures[]}.
 
-import { writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { existsSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const args = Object.fromEntries(
 	process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
-for (const k of ['url', 'workspace', 'shots', 'result', 'api-key']) {
+for (const k of ['url', 'workspace', 'shots', 'images', 'result', 'api-key']) {
 	if (!args[k]) {
 		console.error(`driver.mjs: --${k} is required`);
 		process.exit(2);
@@ -24,6 +26,17 @@ for (const k of ['url', 'workspace', 'shots', 'result', 'api-key']) {
 }
 const browserPath = args.chromium ?? '/usr/bin/chromium';
 const WAIT = 60_000; // a UI element, on a shared 2-core machine
+// QUESTION_STAYS is how long a question is left unanswered: it must still be in view after it (issue 24, E18).
+const QUESTION_STAYS = 60_000;
+// EXECUTE_COUNTS is the server's count of the first execute, hunk by hunk (issue 24, E18): one of main.go's
+// two hunks ticked, the new greet_test.go accepted whole; the toast and the run view must both show it,
+// stale and the created file included.
+const EXECUTE_COUNTS = 'hunks: 3 proposed, 2 applied, 1 rejected, 0 stale; created greet_test.go';
+// REJECTED_COUNTS: the second execute, main.go's one hunk left unticked and notes.txt applied as offered.
+const REJECTED_COUNTS = 'hunks: 2 proposed, 0 applied, 2 rejected, 0 stale';
+const GREET_TEST =
+	'package main\n\nimport "testing"\n\nfunc TestGreet(t *testing.T) {\n\tif got := greet("x"); got == "" {\n\t\tt.Fatal("empty greeting")\n\t}\n}\n';
+const NOTES = 'Capitalize the name next time.\n';
 mkdirSync(args.shots, { recursive: true });
 
 const checks = [];
@@ -38,11 +51,13 @@ function finish(code) {
 	process.exit(code);
 }
 
-async function shot(name) {
+/** shot takes a screenshot of the step; with image, also as editors/vscode/images/IMAGE.png (the README's). */
+async function shot(name, image) {
 	shotN++;
 	const file = join(args.shots, `${String(shotN).padStart(2, '0')}-${name}.png`);
 	await page.waitForTimeout(500); // let notifications finish sliding in
 	await page.screenshot({ path: file }).catch((e) => console.error(`screenshot ${file}: ${e}`));
+	if (image) await page.screenshot({ path: join(args.images, `${image}.png`) }).catch((e) => console.error(`screenshot ${image}: ${e}`));
 	return file;
 }
 
@@ -145,7 +160,7 @@ async function notification(text) {
 }
 
 /** applyPreview waits for the Refactor Preview with the given hunks (by line), ticks some, and applies. */
-async function applyPreview(lines, tick, shotName) {
+async function applyPreview(lines, tick, shotName, image) {
 	for (const l of lines) await page.locator(`.monaco-list-row[aria-label^="line ${l},"]`).waitFor({ state: 'visible' });
 	for (const l of lines) {
 		// needsConfirmation: VS Code shows every hunk unticked.
@@ -155,7 +170,7 @@ async function applyPreview(lines, tick, shotName) {
 		await page.locator(`.monaco-list-row[aria-label^="line ${l},"] .edit-checkbox`).click();
 		await page.locator(`.monaco-list-row[aria-label^="line ${l},"] .edit-checkbox[aria-checked="true"]`).waitFor({ state: 'visible' });
 	}
-	await shot(shotName);
+	await shot(shotName, image);
 	await page.getByRole('button', { name: 'Apply', exact: true }).click();
 }
 
@@ -177,8 +192,68 @@ async function expectOutput(wants) {
 	throw new Error(`the run's output lacks ${JSON.stringify(wants.filter((w) => !text.includes(w)))}:\n${text}`);
 }
 
-function diskText() {
-	return readFileSync(join(args.workspace, 'main.go'), 'utf8');
+function diskText(name = 'main.go') {
+	return readFileSync(join(args.workspace, name), 'utf8');
+}
+
+/** fileState is a workspace file's content, or undefined when it does not exist. */
+function fileState(name) {
+	return existsSync(join(args.workspace, name)) ? diskText(name) : undefined;
+}
+
+/** agentlsStatusItems are the texts of the status bar items that speak for agentls. */
+async function agentlsStatusItems() {
+	return (await page.locator('.statusbar-item').allInnerTexts()).filter((t) => /agentls/.test(t));
+}
+
+/** oneStatusItem checks that agentls has exactly one status item, showing want (a RegExp). */
+async function oneStatusItem(want) {
+	const deadline = Date.now() + WAIT;
+	let items = [];
+	while (Date.now() < deadline) {
+		items = await agentlsStatusItems();
+		if (items.length === 1 && want.test(items[0])) return;
+		await page.waitForTimeout(250);
+	}
+	throw new Error(`want one agentls status item matching ${want}, got ${JSON.stringify(items)}`);
+}
+
+/** dialog waits for the modal dialog whose text has text. */
+async function dialog(text) {
+	const box = page.locator('.monaco-dialog-box', { hasText: text }).first();
+	await box.waitFor({ state: 'visible' });
+	return box;
+}
+
+/** previewFile waits for the Refactor Preview's row of a file (a new one shows "creating"). */
+async function previewFile(name) {
+	const row = page.locator('.monaco-list-row', { hasText: name }).first();
+	await row.waitFor({ state: 'visible' });
+	return row;
+}
+
+/** tickAll ticks every unticked entry of the Refactor Preview, each click seen to land before the next. */
+async function tickAll() {
+	const rows = page.locator('.monaco-list-row:has(.edit-checkbox)');
+	const n = await rows.count();
+	for (let i = 0; i < n; i++) {
+		const row = rows.nth(i);
+		if ((await row.locator('.edit-checkbox').getAttribute('aria-checked')) !== 'false') continue;
+		await row.locator('.edit-checkbox').click();
+		await row.locator('.edit-checkbox[aria-checked="true"]').waitFor({ state: 'visible' });
+	}
+	if (await page.locator('.monaco-list-row .edit-checkbox[aria-checked="false"]').count()) throw new Error('the Refactor Preview keeps entries unticked');
+}
+
+/** soft records a failed check without ending the run (what follows does not depend on it). */
+function soft(name, ok, message) {
+	if (ok) {
+		checks.push(name);
+		console.log(`ok   ${name}`);
+		return;
+	}
+	failures.push(`${name}: ${message}`);
+	console.log(`FAIL ${name}: ${message}`);
 }
 
 async function run() {
@@ -216,25 +291,47 @@ async function run() {
 	await step('execute_one_hunk_of_two', async () => {
 		await command('agentls: Execute…');
 		await answerInputBox('Capitalize both words');
-		// The command asks first (window/showMessageRequest): approve it in the notification.
-		const question = await notification('./build.sh');
+		// The run view opens with the run (issue 24): the Output panel shows it without Show Run Output.
+		await expectOutput(['agentls execute main.go', 'instruction: Capitalize both words']);
+		// The command asks first (window/showMessageRequest): a modal dialog that stays until answered (E18).
+		let question = await dialog('./build.sh');
+		await oneStatusItem(/agentls: waiting for you/);
 		await shot('approve-command');
+		await page.waitForTimeout(QUESTION_STAYS); // a user who looks away for a minute
+		question = await dialog('./build.sh');
+		await oneStatusItem(/agentls: waiting for you/);
+		await shot('question-after-a-minute', 'question');
 		await question.getByRole('button', { name: 'Approve', exact: true }).click();
-		await applyPreview([6, 10], [6], 'refactor-preview');
+		await question.waitFor({ state: 'hidden' });
+		await oneStatusItem(/agentls execute: /);
+		await applyPreview([6, 10], [6], 'refactor-preview', 'refactor-preview');
+		// A new file: the user takes it whole; it lands with its exact content (issue 24 item 2).
+		const fileRow = await previewFile('greet_test.go');
+		await shot('refactor-preview-new-file-offered');
+		const offered = await page.locator('.monaco-list-row .edit-checkbox[aria-checked="true"]').count();
+		if (offered) throw new Error(`the new file should wait for the user whole (create and content unticked); ${offered} entries pre-ticked`);
+		await fileRow.locator('.edit-checkbox').click(); // the file's own entry: its create and its content
+		await page.locator('.monaco-list-row', { hasText: 'package main' }).locator('.edit-checkbox[aria-checked="true"]').waitFor({ state: 'visible' });
+		await shot('refactor-preview-new-file');
+		await page.getByRole('button', { name: 'Apply', exact: true }).click();
 		await notification('agentls execute done');
-		await notification('1 proposed, 1 applied, 0 rejected');
+		await notification(EXECUTE_COUNTS);
 		await shot('execute-done');
 		const text = diskText();
 		if (!text.includes('"Hello, "') || !text.includes('greet("world")')) {
 			throw new Error(`main.go on disk should have the ticked hunk only:\n${text}`);
 		}
+		const created = fileState('greet_test.go');
+		if (created !== GREET_TEST) throw new Error(`greet_test.go should land with its exact content; on disk: ${JSON.stringify(created)}`);
 	});
 	await step('run_view', async () => {
-		await command('agentls: Show Run Output');
 		await command('View: Toggle Maximized Panel'); // the whole run in view
 		await expectOutput(['✗ run_command ./build.sh: exit 126', 'I will capitalize both words.', '▶ edit_file', '✓ edit_file main.go',
-			'Capitalized the greeting', 'edits: 1 proposed, 1 applied, 0 rejected', 'steps: run_command exit 126; edit_file ok']);
-		await shot('run-view');
+			'1 of 2 hunks applied', '✓ line 6 applied', '✗ line 10 rejected', '✓ write_file greet_test.go',
+			'Capitalized the greeting', EXECUTE_COUNTS, 'steps: run_command exit 126; edit_file ok; write_file ok']);
+		const text = await outputText();
+		if (/\{"path"/.test(text)) throw new Error(`the run view shows an edit result as JSON:\n${text}`);
+		await shot('run-view', 'run-view');
 		await command('View: Toggle Maximized Panel');
 	});
 	await step('execute_nothing_ticked_is_rejected', async () => {
@@ -242,9 +339,19 @@ async function run() {
 		await command('agentls: Execute…');
 		await answerInputBox('Capitalize the name');
 		await applyPreview([10], [], 'refactor-preview-unticked');
-		await notification('1 proposed, 0 applied, 1 rejected');
+		// A new file applied as offered (nothing ticked by the user): all of it or nothing, never an empty file.
+		await previewFile('notes.txt');
+		const preTicked = await page.locator('.monaco-list-row .edit-checkbox[aria-checked="true"]').count();
+		soft('new_file_one_decision', preTicked === 0, `the new file's create and content should both wait for the user; ${preTicked} entries pre-ticked`);
+		await shot('refactor-preview-new-file-as-offered');
+		await page.getByRole('button', { name: 'Apply', exact: true }).click();
+		await notification('agentls execute done');
+		await notification(REJECTED_COUNTS);
 		await shot('execute-rejected');
 		if (!diskText().includes('greet("world")')) throw new Error(`nothing was ticked, yet main.go changed:\n${diskText()}`);
+		const notes = fileState('notes.txt');
+		soft('new_file_as_offered_whole_or_nothing', notes === undefined || notes === NOTES,
+			`notes.txt applied as offered must land with its content or not at all; on disk: ${JSON.stringify(notes)}`);
 	});
 	await step('review_problems', async () => {
 		await openFile('main.go');
@@ -257,14 +364,15 @@ async function run() {
 		await page.locator('.markers-panel .monaco-list-row', { hasText: 'greet returns a dangling greeting' }).first().waitFor({ state: 'visible' });
 		await shot('problems');
 	});
-	await step('cancel_from_progress', async () => {
+	await step('cancel_from_status_item', async () => {
 		await page.locator('.monaco-editor .view-lines').first().click();
 		await command('agentls: Execute…');
 		await answerInputBox('Something slow');
-		const progress = await notification('agentls execute');
-		await page.locator('.statusbar-item', { hasText: 'agentls execute' }).first().waitFor({ state: 'visible' });
+		// One status item: VS Code adds none of its own for the run (issue 24).
+		await oneStatusItem(/agentls execute: /);
 		await shot('progress');
-		await progress.getByRole('button', { name: 'Cancel' }).click();
+		await page.locator('.statusbar-item', { hasText: 'agentls execute' }).first().click();
+		await notification('agentls: cancelled 1 run(s)');
 		await notification('agentls execute cancelled');
 		await shot('cancelled');
 	});
