@@ -69,8 +69,8 @@ func TestServer_E6_AnnotatedApplyAll(t *testing.T) {
 	if res.Status != "done" {
 		t.Fatalf("status %q: %s", res.Status, res.Summary)
 	}
-	if e := res.Edits; e.Proposed != 1 || e.Applied != 1 || e.Rejected != 0 {
-		t.Errorf("edits = %+v, want 1 proposed, 1 applied", e)
+	if e := res.Edits; e.Proposed != 2 || e.Applied != 2 || e.Rejected != 0 { // E18: hunks
+		t.Errorf("edits = %+v, want 2 proposed, 2 applied", e)
 	}
 	reqs := h.c.Received("workspace/applyEdit")
 	if len(reqs) != 1 {
@@ -130,7 +130,7 @@ func TestServer_E6_AnnotatedApplyOneHunk(t *testing.T) {
 	ed.open("a.go", 1, nil)
 
 	res := h.mustRun(command.Execute, execArg(h))
-	if e := res.Edits; e.Applied != 1 || e.Rejected != 0 {
+	if e := res.Edits; e.Proposed != 2 || e.Applied != 1 || e.Rejected != 1 { // E18: hunks
 		t.Errorf("edits = %+v, want 1 applied", e)
 	}
 	r := h.editResult("e1")
@@ -155,7 +155,7 @@ func TestServer_E6_AnnotatedRejected(t *testing.T) {
 	ed.open("a.go", 1, nil)
 
 	res := h.mustRun(command.Execute, execArg(h))
-	if e := res.Edits; e.Proposed != 1 || e.Applied != 0 || e.Rejected != 1 {
+	if e := res.Edits; e.Proposed != 2 || e.Applied != 0 || e.Rejected != 2 {
 		t.Errorf("edits = %+v, want 1 proposed, 1 rejected", e)
 	}
 	r := h.editResult("e1")
@@ -233,7 +233,7 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 				if r := h.editResult("e1"); r.Code != "approval_denied" {
 					t.Errorf("tool result %+v, want approval_denied", r)
 				}
-				if e := res.Edits; e.Rejected != 1 || e.Applied != 0 {
+				if e := res.Edits; e.Rejected != 2 || e.Applied != 0 {
 					t.Errorf("edits %+v, want 1 rejected", e)
 				}
 				if got := h.read("a.go"); got != twoFuncs {
@@ -247,7 +247,7 @@ func TestServer_E6_NoAnnotationsAsksFirst(t *testing.T) {
 			if strings.Contains(string(applies[0].Params), "annotationId") {
 				t.Errorf("annotations sent to a client without support: %s", applies[0].Params)
 			}
-			if e := res.Edits; e.Applied != 1 {
+			if e := res.Edits; e.Applied != 2 {
 				t.Errorf("edits %+v, want 1 applied", e)
 			}
 		})
@@ -386,7 +386,7 @@ func TestServer_E6_UserDirtyBufferNotSaved(t *testing.T) {
 	dirty := "// unsaved work of the user\n" + twoFuncs
 	ed.open("a.go", 1, &dirty)
 	res := h.mustRun(command.Execute, execArg(h))
-	if e := res.Edits; e.Applied != 1 {
+	if e := res.Edits; e.Applied != 2 {
 		t.Fatalf("edits %+v, want 1 applied", e)
 	}
 	if n := len(h.c.Received(command.MethodSaveDocuments)); n != 0 {
@@ -410,7 +410,7 @@ func TestServer_E6_ClosedFileSaved(t *testing.T) {
 	h := start(t, setup{script: editScript, files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(true, true, true)})
 	newEditor(h)
 	res := h.mustRun(command.Execute, execArg(h))
-	if e := res.Edits; e.Applied != 1 {
+	if e := res.Edits; e.Applied != 2 {
 		t.Fatalf("edits %+v", e)
 	}
 	if got := h.read("a.go"); got != twoFuncsEdited {

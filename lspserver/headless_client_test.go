@@ -66,7 +66,7 @@ func TestHeadless_E11_ApproveAllWritesAtomically(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if res.Status != "done" || res.Edits.Applied != 1 || res.Edits.Rejected != 0 {
+	if res.Status != "done" || res.Edits.Applied != 2 || res.Edits.Rejected != 0 {
 		t.Errorf("result %+v\n%s", res, out)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "a.go"))
@@ -95,7 +95,7 @@ func TestHeadless_E11_ApproveNeverLeavesFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if res.Edits.Proposed != 1 || res.Edits.Applied != 0 || res.Edits.Rejected != 1 {
+	if res.Edits.Proposed != 2 || res.Edits.Applied != 0 || res.Edits.Rejected != 2 {
 		t.Errorf("edits %+v, want 1 rejected\n%s", res.Edits, out)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "a.go"))
@@ -216,8 +216,8 @@ func TestHeadless_E11_ClientRefusesEditOutsideWorkspace(t *testing.T) {
 					t.Errorf("%s was written", p)
 				}
 			}
-			if res.Edits.Applied != 0 || res.Edits.Rejected != 1 {
-				t.Errorf("edits %+v, want 1 rejected\n%s", res.Edits, out)
+			if e := res.Edits; e.Proposed != 0 || e.Applied != 0 || e.Rejected != 0 {
+				t.Errorf("edits %+v, want nothing proposed: the server refused it (E18)\n%s", res.Edits, out)
 			}
 			if reqs := llm.Requests(); len(reqs) < 2 || !bytes.Contains(reqs[1], []byte("outside the workspace")) {
 				t.Errorf("the refusal does not say why\n%s", out)
@@ -261,7 +261,7 @@ func TestHeadless_T17_FileChangedWhileAsking(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != outside {
 		t.Errorf("a.go was overwritten:\n%s", got)
 	}
-	if res.Edits.Applied != 0 || res.Edits.Stale != 1 {
+	if res.Edits.Applied != 0 || res.Edits.Stale != 2 {
 		t.Errorf("edits %+v, want 1 stale", res.Edits)
 	}
 	reqs := llm.Requests()

@@ -43,8 +43,8 @@ func wantStale(t *testing.T, h *harness, res *command.Result, now string) {
 	if !strings.Contains(r.Reason, "sha256:"+sha(now)) {
 		t.Errorf("reason %q lacks the new content's hash sha256:%s", r.Reason, sha(now))
 	}
-	if e := res.Edits; e.Proposed != 1 || e.Stale != 1 || e.Applied != 0 || e.Rejected != 0 {
-		t.Errorf("edits = %+v, want 1 proposed, 1 stale", e)
+	if e := res.Edits; e.Proposed != 2 || e.Stale != 2 || e.Applied != 0 || e.Rejected != 0 {
+		t.Errorf("edits = %+v, want 2 proposed, 2 stale (hunks)", e)
 	}
 	if got := h.read("a.go"); got != now {
 		t.Errorf("a.go on disk:\n%s\nwant the external change untouched:\n%s", got, now)
@@ -175,7 +175,7 @@ func TestServer_E14_ClosedFileWithoutShowDocumentAsked(t *testing.T) {
 	if n := len(h.c.Received("window/showMessageRequest")); n < 1 {
 		t.Errorf("no question before an unversioned edit of a closed file")
 	}
-	if res.Edits.Applied != 1 {
+	if res.Edits.Applied != 2 {
 		t.Errorf("edits %+v, want applied after the approval", res.Edits)
 	}
 }
@@ -196,7 +196,7 @@ func TestServer_E14_MismatchReported(t *testing.T) {
 	if r.Code != "stale_file" || !strings.Contains(r.Reason, "not what was proposed") || !strings.Contains(r.Reason, sha(landed)) {
 		t.Errorf("tool result %+v, want stale_file: not what was proposed, with the hash", r)
 	}
-	if e := res.Edits; e.Applied != 0 || e.Stale != 1 {
+	if e := res.Edits; e.Applied != 0 || e.Stale != 2 {
 		t.Errorf("edits %+v, want 0 applied, 1 stale", e)
 	}
 	if _, err := h.c.WaitText(time.Second, "window/showMessage", "did not land as proposed"); err != nil {
@@ -239,7 +239,7 @@ func TestServer_E14_ConfirmationPerClient(t *testing.T) {
 			ed.open("a.go", 1, nil)
 			h.c.Handle("window/showMessageRequest", lsptest.Reply(map[string]string{"title": command.ActionApprove}))
 			res := h.mustRun(command.Execute, execArg(h))
-			if res.Edits.Applied != 1 {
+			if res.Edits.Applied != 2 {
 				t.Fatalf("edits %+v, want 1 applied", res.Edits)
 			}
 			var asked, applied = -1, -1

@@ -42,7 +42,7 @@ func editBig(t *testing.T, big string, open bool) {
 	if res.Status != "done" || strings.Contains(res.Summary, "not saved") {
 		t.Fatalf("status %q, summary %q", res.Status, res.Summary)
 	}
-	if e := res.Edits; e.Applied != 1 {
+	if e := res.Edits; e.Applied != 2 {
 		t.Errorf("edits %+v, want 1 applied", e)
 	}
 	if r := h.editResult("e1"); !r.Applied || !r.Saved {

@@ -53,7 +53,7 @@ func TestServer_E6_T5_PreapprovedChangeIsNotAsked(t *testing.T) {
 				t.Errorf("annotation %s needs confirmation for a preapproved change", id)
 			}
 		}
-		if e := res.Edits; e.Applied != 1 {
+		if e := res.Edits; e.Applied != 2 {
 			t.Errorf("annotations=%v: edits %+v, want 1 applied", annotations, e)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,35 +15,6 @@ import (
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
-
-// editCounts counts a run's edit proposals, which tool calls may make
-// concurrently: each is applied (at least one hunk landed as proposed),
-// rejected (by the user or the editor) or refused as stale (T17).
-type editCounts struct {
-	mu sync.Mutex // guards n
-	n  command.EditCounts
-}
-
-func (c *editCounts) count(out *tools.EditOutcome) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n.Proposed++
-	switch {
-	case out.Stale:
-		c.n.Stale++
-	case out.Applied:
-		c.n.Applied++
-	default:
-		c.n.Rejected++
-	}
-}
-
-// wire returns the counts for the "edits" member of the result (E3).
-func (c *editCounts) wire() command.EditCounts {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
-}
 
 // proposer implements tools.EditProposer for one run: every change becomes
 // a workspace/applyEdit the user approves (E6); nothing is written to disk
@@ -60,33 +32,39 @@ type proposer struct {
 }
 
 func (p *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
-	out, err := p.propose(ctx, ch)
+	out, shown, err := p.propose(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
-	p.counts.count(out)
+	p.counts.count(ch, out, shown)
 	return out, nil
 }
+
+// NoteStale counts a change to rel a tool refused as stale before it
+// proposed it (E18).
+func (p *proposer) NoteStale(rel string) { p.counts.noteStale() }
 
 // propose shows one change and reports what landed. The file must still be
 // what the change was computed against when the proposal starts, while its
 // question is open, right before the edit is sent, and — when the editor
 // refuses the edit — afterwards; otherwise the change is refused as stale
 // with the new content's hash (T17, E14). What landed is compared with the
-// proposal hunk by hunk (propose_verify.go).
-func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (*tools.EditOutcome, error) {
+// proposal hunk by hunk (propose_verify.go). shown is the number of hunks
+// put to the user: 0 when the change was refused before.
+func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (out *tools.EditOutcome, shown int, err error) {
 	pr, out := p.prepare(ch)
 	if out != nil {
-		return out, nil
+		return out, 0, nil
 	}
 	if len(pr.hs) == 0 {
-		return &tools.EditOutcome{Applied: true, Saved: !pr.v.open || pr.v.text == pr.v.disk, Reason: "no change"}, nil
+		return &tools.EditOutcome{Applied: true, Saved: !pr.v.open || pr.v.text == pr.v.disk, Reason: "no change"}, 0, nil
 	}
 	pre, out := p.confirm(ctx, pr)
 	if out != nil {
-		return out, nil
+		return out, len(pr.hs), nil
 	}
-	return p.send(ctx, pr, pre)
+	out, err = p.send(ctx, pr, pre)
+	return out, len(pr.hs), err
 }
 
 // proposal is one change on its way to the editor: the change, the file
@@ -202,6 +180,11 @@ func (p *proposer) send(ctx context.Context, pr *proposal, pre bool) (*tools.Edi
 		reason := "the user rejected the change"
 		if res.FailureReason != nil && *res.FailureReason != "" {
 			reason = *res.FailureReason
+		}
+		if strings.HasPrefix(reason, "stale:") {
+			// Our Neovim plugin refuses an edit for a buffer or file that
+			// changed meanwhile with a "stale: …" reason (E18).
+			return stale("%s", reason), nil
 		}
 		return refuse("%s", reason), nil
 	}

@@ -115,7 +115,7 @@ func (r *run) options(ctx context.Context, req runRequest) *agentrun.Options {
 		Gateway: tools.GatewayOptions{Root: s.root, Workspace: r.ws, Findings: r.sink, Exec: s.opts.Exec,
 			Policy: r.policy, Approver: approver{s}, Allowances: s.allow, Audit: s.opts.Audit},
 		Registry: s.reg, Answers: s.answersQuestions(r.policy), SubAgents: s.subAgents,
-		Edits: r.prop, Workspace: r.ws, FrontEnd: frontEnd{s}, Logger: r.log}
+		Edits: r.prop, Workspace: r.ws, FrontEnd: frontEnd{s: s, counts: r.counts}, Logger: r.log}
 	if req.args != nil {
 		o.Instruction = req.args.Instruction
 	}
@@ -129,8 +129,13 @@ func (r *run) close() {
 	}
 }
 
-// frontEnd is what the LSP server gives a run of package agentrun.
-type frontEnd struct{ s *Server }
+// frontEnd is what the LSP server gives a run of package agentrun: the
+// server, and the run's edit counts, which also count the files its
+// commands created and deleted.
+type frontEnd struct {
+	s      *Server
+	counts *editCounts
+}
 
 var _ agentrun.FrontEnd = frontEnd{}
 
@@ -147,6 +152,9 @@ func (f frontEnd) Begin(ctx context.Context, sessionID string, mode agent.Mode, 
 	events.started(mode, title+" "+target)
 	p := f.s.beginProgress(ctx, sessionID, title)
 	p.events = events
+	if f.counts != nil {
+		p.onEvent = f.counts.event
+	}
 	return p
 }
 

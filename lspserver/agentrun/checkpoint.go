@@ -37,6 +37,15 @@ func (k *Checkpoint) Propose(ctx context.Context, ch *tools.FileChange) (*tools.
 	return out, err
 }
 
+// NoteStale passes on a tool's stale refusal of a change it never
+// proposed, for the run's counts (E18), when the front-end's proposer
+// counts them.
+func (k *Checkpoint) NoteStale(rel string) {
+	if n, ok := k.Edits.(interface{ NoteStale(rel string) }); ok {
+		n.NoteStale(rel)
+	}
+}
+
 // Keep stores the old content; a file a limit keeps out is still changed,
 // and the user is told it cannot be reverted.
 func (k *Checkpoint) Keep(ctx context.Context, rel string, old []byte, exists bool) {

@@ -60,15 +60,24 @@ type Finding struct {
 	Message  string `json:"message"`
 }
 
-// EditCounts counts a run's edit proposals: each is applied (at least one
-// hunk landed as proposed), rejected (by the user or the editor), or stale:
-// refused because the file changed under the proposal, or applied by the
-// editor to changed content (T17, E14).
+// EditCounts counts a run's edits hunk by hunk (E16, E18), and names the
+// files the run created and deleted. Proposed counts the hunks put to the
+// user; each of them is then applied, rejected (by the user or the editor)
+// or stale. Stale counts every hunk refused because its file changed under
+// it: while it was proposed, applied by the editor to changed content
+// (T17, E14), or before it was proposed at all (a change the tool refused
+// before computing its hunks counts as one).
 type EditCounts struct {
 	Proposed int `json:"proposed"`
 	Applied  int `json:"applied"`
 	Rejected int `json:"rejected"`
 	Stale    int `json:"stale,omitempty"`
+	// Created and Deleted name the files the run created and deleted that
+	// landed (by an edit, or by a command, S9): workspace-relative, with
+	// slashes, in the order they landed. A new file counts as created only
+	// when it landed with exactly its proposed content (E18).
+	Created []string `json:"created,omitempty"`
+	Deleted []string `json:"deleted,omitempty"`
 }
 
 // RevertResult is the result of [Revert].

@@ -178,11 +178,29 @@ func (p *printer) result(r *command.Result) {
 	for _, f := range r.Findings {
 		p.text(p.w, "  %s:%d: %s: %s\n", sandbox.Visible(f.Path), f.Line, sandbox.Visible(string(f.Severity)), sandbox.VisibleText(f.Message))
 	}
-	stale := ""
-	if r.Edits.Stale > 0 {
-		stale = fmt.Sprintf(", %d stale (the file changed)", r.Edits.Stale)
+	p.text(p.w, "%s\n", editsLine(&r.Edits))
+}
+
+// editsLine is the run's one line of edit counts, hunk by hunk, with the
+// files created and deleted (E18), as the editors show it.
+func editsLine(e *command.EditCounts) string {
+	s := fmt.Sprintf("edits: %d proposed, %d applied, %d rejected", e.Proposed, e.Applied, e.Rejected)
+	if e.Stale > 0 {
+		s += fmt.Sprintf(", %d stale (the file changed)", e.Stale)
 	}
-	p.text(p.w, "edits: %d proposed, %d applied, %d rejected%s\n", r.Edits.Proposed, r.Edits.Applied, r.Edits.Rejected, stale)
+	for _, files := range []struct {
+		what  string
+		paths []string
+	}{{"created", e.Created}, {"deleted", e.Deleted}} {
+		if len(files.paths) > 0 {
+			names := make([]string, len(files.paths))
+			for i, p := range files.paths {
+				names[i] = sandbox.Visible(p)
+			}
+			s += fmt.Sprintf("; %s: %s", files.what, strings.Join(names, ", "))
+		}
+	}
+	return s
 }
 
 // deleted says a file was deleted (a revert of a run that created it).

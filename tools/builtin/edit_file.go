@@ -70,7 +70,7 @@ func runEditFile(ctx context.Context, env *tools.Env, a *editArgs) (tools.Result
 		return tools.Fail(tools.CodeInvalidArgs, "path", rel+" is a binary file", "edit_file changes text files only"), nil
 	}
 	if env.Reads.Stale(rel, content) {
-		return staleResult(rel), nil
+		return staleResult(env, rel), nil
 	}
 	cur := string(content)
 	for i, e := range a.Edits {

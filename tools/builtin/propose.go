@@ -109,7 +109,15 @@ func confirmChange(ctx context.Context, env *tools.Env, ch *tools.FileChange) *t
 		"do not repeat the same change; adapt it to the reason or ask the user")
 }
 
-// staleResult refuses a change computed from an older view of rel (T17).
-func staleResult(rel string) tools.Result {
+// staleNoter is a proposer that counts the changes a tool refuses as
+// stale before proposing them (E18: every stale refusal is counted).
+type staleNoter interface{ NoteStale(rel string) }
+
+// staleResult refuses a change computed from an older view of rel (T17),
+// and tells env's proposer, which never saw the change.
+func staleResult(env *tools.Env, rel string) tools.Result {
+	if n, ok := env.Edits.(staleNoter); ok {
+		n.NoteStale(rel)
+	}
 	return tools.Fail(tools.CodeStaleFile, "path", rel+" changed since you read it", "read the file again and recompute the change")
 }

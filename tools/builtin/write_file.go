@@ -51,7 +51,7 @@ func runWriteFile(ctx context.Context, env *tools.Env, a *writeFileArgs) (tools.
 		return f.Result(), nil
 	}
 	if exists && env.Reads.Stale(rel, old) {
-		return staleResult(rel), nil
+		return staleResult(env, rel), nil
 	}
 	if exists && string(old) == a.Content {
 		return tools.Result{Content: rel + " already has this content; nothing to change"}, nil

@@ -333,7 +333,7 @@ local function run()
   local part = wait_result("partial execute")
   check(part.status == "done", "partial execute status done", part)
   local pe = part.edits or {}
-  check(pe.proposed == 1 and pe.applied == 1 and pe.rejected == 0, "partial execute edits {proposed 1, applied 1}", pe)
+  check(pe.proposed == 2 and pe.applied == 1 and pe.rejected == 1, "E18 partial execute edits per hunk {proposed 2, applied 1, rejected 1}", pe)
   local rv = agentls.last_review or {}
   check(#(rv.items or {}) == 2, "E13 the review has one entry per hunk (2)", rv.items)
   check(vim.deep_equal(rv.result, { true, false }), "E13 hunk 1 accepted, hunk 2 rejected", rv.result)
@@ -378,6 +378,7 @@ local function run()
   local st = wait_result("stale execute")
   local se = st.edits or {}
   check(se.proposed == 1 and se.applied == 0, "T17 an edit whose file changed during the review is not applied", se)
+  check(se.stale == 1 and se.rejected == 0, "E18 it counts as stale, not rejected", se)
   check(buf_text(bufnr) == want2, "T17 the buffer is unchanged", buf_text(bufnr))
   check(read_file(path) == outside, "T17 the outside change on disk is kept", read_file(path))
   -- Take the outside change into the buffer, as :checktime does.

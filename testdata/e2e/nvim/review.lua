@@ -185,6 +185,9 @@ local function run()
   local e = created.edits or {}
   check(read_file(new_path) == want, "the new file is byte-identical to the proposal", { got = read_file(new_path), want = want })
   check((e.applied or 0) >= 1 and (e.stale or 0) == 0, "the new file counts as applied, not stale", e)
+  check(vim.deep_equal(e.created, { "greet_test.go" }), "E18 the new file is named as created", e)
+  local created_line = require("agentls.results").edits_text(e) or ""
+  check(has(created_line, "; created: greet_test.go"), "E18 the counts line names the new file", created_line)
   check(run_windows() == 1, "the run view has one window", run_windows())
 
   agentls.last_result = nil
@@ -261,7 +264,10 @@ local function run()
   shown.counts = pe
   shown.summary = summary
   shown.run_buffer = buffer_line
+  check(pe.proposed == 2 and pe.applied == 1 and pe.rejected == 1 and (pe.stale or 0) == 0,
+    "E18 the counts are per hunk: 2 proposed, 1 applied, 1 rejected", pe)
   local want_line = require("agentls.results").edits_text(pe)
+  check(want_line == "edits: 2 proposed, 1 applied, 1 rejected, 0 stale", "E18 the counts line", want_line)
   check(summary == want_line and buffer_line == want_line, "the notification and the run buffer show the server's counts alike", { summary, buffer_line, want_line })
   check(run_windows() == 1, "one run window after three runs", run_windows())
 

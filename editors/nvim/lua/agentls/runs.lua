@@ -247,9 +247,16 @@ end
 -- edits_text is the one line that counts a run's edits, the same in the
 -- notification and the run buffer (E16, E18): proposed, applied, rejected,
 -- refused as stale, and the files created and deleted when the server
--- names them; nil when nothing was proposed.
+-- names them. The counts are hunks. nil when the run had no edits at all.
 function M.edits_text(e)
-  if type(e) ~= "table" or (e.proposed or 0) == 0 then
+  if type(e) ~= "table" then
+    return nil
+  end
+  local any = (e.proposed or 0) + (e.stale or 0) > 0
+  for _, k in ipairs({ "created", "deleted" }) do
+    any = any or (type(e[k]) == "table" and #e[k] > 0)
+  end
+  if not any then
     return nil
   end
   local s = string.format("edits: %d proposed, %d applied, %d rejected, %d stale", e.proposed, e.applied or 0, e.rejected or 0, e.stale or 0)
