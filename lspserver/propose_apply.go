@@ -1,6 +1,7 @@
 package lspserver
 
 import (
+	"context"
 	"fmt"
 	"path"
 
@@ -31,19 +32,31 @@ func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32,
 			continue
 		}
 		id := protocol.ChangeAnnotationIdentifier(fmt.Sprintf("agentls.%d", i))
-		edits = append(edits, &protocol.AnnotatedTextEdit{TextEdit: e, AnnotationID: id})
-		annotations[id] = protocol.ChangeAnnotation{
+		a := protocol.ChangeAnnotation{
 			Label:             fmt.Sprintf("%s: %s lines %s", ch.Tool, path.Base(ch.Path), h.lines),
 			NeedsConfirmation: &confirm,
 			Description:       ptr(fmt.Sprintf("agentls proposes hunk %d of %d in %s", i+1, len(hs), ch.Path)),
 		}
+		if ch.Create {
+			// E18: a new file is one decision. The CreateFile and its
+			// content share one annotation, so VS Code's preview shows
+			// one row: the file with its content, or nothing.
+			id = createAnnotation
+			a.Label = fmt.Sprintf("%s: create %s", ch.Tool, path.Base(ch.Path))
+			a.Description = ptr("agentls proposes the new file " + ch.Path + " with its content")
+		}
+		edits = append(edits, &protocol.AnnotatedTextEdit{TextEdit: e, AnnotationID: id})
+		annotations[id] = a
 	}
 	var edit protocol.WorkspaceEdit
 	if caps.documentChanges {
 		if ch.Create {
 			no := false
-			edit.DocumentChanges = append(edit.DocumentChanges, &protocol.CreateFile{Kind: "create", URI: u,
-				Options: &protocol.CreateFileOptions{Overwrite: &no, IgnoreIfExists: &no}})
+			op := &protocol.CreateFile{Kind: "create", URI: u, Options: &protocol.CreateFileOptions{Overwrite: &no, IgnoreIfExists: &no}}
+			if annotate {
+				op.AnnotationID = createAnnotation
+			}
+			edit.DocumentChanges = append(edit.DocumentChanges, op)
 			version = nil
 		}
 		doc := protocol.OptionalVersionedTextDocumentIdentifier{Version: version}
@@ -58,6 +71,10 @@ func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32,
 	return &protocol.ApplyWorkspaceEditParams{Label: ptr(fmt.Sprintf("agentls: %s %s", ch.Tool, ch.Path)), Edit: edit}
 }
 
+// createAnnotation is the one change annotation of a new file: its
+// CreateFile and its content (E18).
+const createAnnotation protocol.ChangeAnnotationIdentifier = "agentls.create"
+
 func ptr[T any](v T) *T { return &v }
 
 // unifiedDiff renders a change for people, bounded so that a question
@@ -69,4 +86,37 @@ func unifiedDiff(name, old, new string) string {
 		d = d[:max] + "\n… (diff cut)"
 	}
 	return d
+}
+
+// deleteFile removes rel through workspace/applyEdit (a DeleteFile
+// operation the editor need not confirm: agentls made the file). It
+// returns "" when the file is gone, otherwise why not.
+func (p *proposer) deleteFile(ctx context.Context, rel, title, label string) string {
+	p.s.mu.Lock()
+	caps := p.s.caps
+	p.s.mu.Unlock()
+	if !caps.applyEdit || !caps.documentChanges || !caps.deleteFiles {
+		return "the editor cannot delete files"
+	}
+	no, id := false, protocol.ChangeAnnotationIdentifier("agentls.delete")
+	op := &protocol.DeleteFile{ResourceOperation: protocol.ResourceOperation{AnnotationID: id}, Kind: "delete",
+		URI: p.s.uriFor(rel), Options: &protocol.DeleteFileOptions{IgnoreIfNotExists: &no}}
+	params := &protocol.ApplyWorkspaceEditParams{Label: ptr(title), Edit: protocol.WorkspaceEdit{
+		DocumentChanges:   []protocol.DocumentChange{op},
+		ChangeAnnotations: map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{id: {Label: label, NeedsConfirmation: &no}},
+	}}
+	var res protocol.ApplyWorkspaceEditResult
+	if err := p.call(ctx, "workspace/applyEdit", params, &res); err != nil {
+		return fmt.Sprintf("the editor did not delete it (%v)", err)
+	}
+	if !res.Applied {
+		if res.FailureReason != nil && *res.FailureReason != "" {
+			return *res.FailureReason
+		}
+		return "the editor did not delete it"
+	}
+	if _, ok := p.ws.disk(rel); ok {
+		return "the editor said it deleted the file, but it is still there"
+	}
+	return ""
 }

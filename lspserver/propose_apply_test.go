@@ -15,7 +15,7 @@ import (
 // E6: the workspace/applyEdit params for each kind of client, pinned as
 // JSON: versioned document changes with one annotated edit per hunk;
 // document changes without annotations; a new file (a create operation and
-// a null version); plain changes for a client without document changes.
+// a null version, one annotation for the file and its content); plain changes for a client without document changes.
 func TestBuildEdit_Wire(t *testing.T) {
 	const old = "a\nb\nc\n"
 	const new = "a\nB\nc\nd\n"
@@ -52,17 +52,18 @@ func TestBuildEdit_Wire(t *testing.T) {
 			"edit": {"documentChanges": [{"textDocument": {"uri": "file:///w/a.go", "version": 4}, "edits": [
 				{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}, "newText": "B\n"},
 				{"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 0}}, "newText": "d\n"}]}]}}`},
+		// E18 (issue 24 item 2): the CreateFile and its content carry one
+		// annotation, so the new file is one row in VS Code's preview.
 		{"create", clientCaps{documentChanges: true, annotations: true, createFiles: true}, true, &v, true, `{
 			"label": "agentls: edit_file a.go",
 			"edit": {
 				"documentChanges": [
-					{"kind": "create", "uri": "file:///w/a.go", "options": {"overwrite": false, "ignoreIfExists": false}},
+					{"kind": "create", "uri": "file:///w/a.go", "options": {"overwrite": false, "ignoreIfExists": false}, "annotationId": "agentls.create"},
 					{"textDocument": {"uri": "file:///w/a.go", "version": null}, "edits": [
-						{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}, "newText": "B\n", "annotationId": "agentls.0"},
-						{"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 0}}, "newText": "d\n", "annotationId": "agentls.1"}]}],
+						{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}, "newText": "B\n", "annotationId": "agentls.create"},
+						{"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 0}}, "newText": "d\n", "annotationId": "agentls.create"}]}],
 				"changeAnnotations": {
-					"agentls.0": {"label": "edit_file: a.go lines 2", "needsConfirmation": true, "description": "agentls proposes hunk 1 of 2 in a.go"},
-					"agentls.1": {"label": "edit_file: a.go lines 4 (insert)", "needsConfirmation": true, "description": "agentls proposes hunk 2 of 2 in a.go"}}}}`},
+					"agentls.create": {"label": "edit_file: create a.go", "needsConfirmation": true, "description": "agentls proposes the new file a.go with its content"}}}}`},
 		{"plain changes", clientCaps{annotations: true}, false, &v, true, `{
 			"label": "agentls: edit_file a.go",
 			"edit": {"changes": {"file:///w/a.go": [

@@ -21,7 +21,7 @@ const verifyTimeout = 5 * time.Second
 // reaches the disk without saving edits of the user's own.
 func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, old string, hs []hunk, wasOpen bool, oldVersion int32, userDirty bool) (*tools.EditOutcome, error) {
 	expected := string(ch.New)
-	got, fromBuffer, seen := p.await(ctx, u, ch.Path, old, expected, wasOpen, oldVersion)
+	got, fromBuffer, seen := p.await(ctx, u, ch.Path, old, expected, wasOpen, oldVersion, !ch.Create)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -36,6 +36,9 @@ func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, 
 			out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.lines, Applied: true})
 		}
 		return out, nil
+	}
+	if ch.Create && got == "" && expected != "" {
+		return p.emptyCreate(ctx, ch.Path), nil
 	}
 	applied, ok := landed(old, got, hs)
 	n := 0
@@ -67,11 +70,25 @@ func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, 
 	return out, nil
 }
 
+// emptyCreate reports a new file that landed without its content (an
+// editor that applied the CreateFile alone: VS Code's preview with the
+// content unticked) as not applied, and removes the empty file (E18).
+func (p *proposer) emptyCreate(ctx context.Context, rel string) *tools.EditOutcome {
+	out := &tools.EditOutcome{Reason: "the editor created " + rel + " empty, without the proposed content"}
+	if why := p.deleteFile(ctx, rel, "agentls: remove the empty "+rel, "agentls: remove "+rel+" (created without its content)"); why != "" {
+		out.Reason += "; the empty file is left: " + why
+	} else {
+		out.Reason += "; the empty file was removed"
+	}
+	return out
+}
+
 // await waits until the edit shows: in the overlay when the document is
 // open (a new version), or on disk. seen is false when it never showed.
-// A closed file whose disk content moved away from old and then stayed
-// put counts as what landed, whatever it holds.
-func (p *proposer) await(ctx context.Context, u uri.URI, rel, old, expected string, wasOpen bool, oldVersion int32) (got string, fromBuffer, seen bool) {
+// A closed file whose disk content moved away from old (or that exists
+// now, when it did not before) and then stayed put counts as what landed,
+// whatever it holds.
+func (p *proposer) await(ctx context.Context, u uri.URI, rel, old, expected string, wasOpen bool, oldVersion int32, existed bool) (got string, fromBuffer, seen bool) {
 	s := p.s
 	if !wasOpen {
 		if d, ok := p.ws.disk(rel); ok && d == expected {
@@ -97,10 +114,11 @@ func (p *proposer) await(ctx context.Context, u uri.URI, rel, old, expected stri
 		if ok && d == expected {
 			return d, false, true
 		}
-		if !wasOpen && ok && d != old && lastOK && d == last {
+		moved := ok && (d != old || !existed)
+		if !wasOpen && moved && lastOK && d == last {
 			return d, false, true // changed on disk, and settled
 		}
-		last, lastOK = d, ok && d != old
+		last, lastOK = d, moved
 		select {
 		case <-changed:
 		case <-tick.C:
@@ -108,7 +126,7 @@ func (p *proposer) await(ctx context.Context, u uri.URI, rel, old, expected stri
 			if doc, ok := s.docs.get(u); ok {
 				return doc.text, true, true
 			}
-			if d, ok := p.ws.disk(rel); ok && d != old && !wasOpen {
+			if d, ok := p.ws.disk(rel); ok && (d != old || !existed) && !wasOpen {
 				return d, false, true
 			}
 			return "", false, false

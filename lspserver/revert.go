@@ -235,25 +235,5 @@ func (k *keeper) delete(ctx context.Context, rel string, cur []byte) string {
 }
 
 func (k *keeper) proposeDelete(ctx context.Context, rel string) string {
-	no, id := false, protocol.ChangeAnnotationIdentifier("agentls.revert")
-	op := &protocol.DeleteFile{ResourceOperation: protocol.ResourceOperation{AnnotationID: id}, Kind: "delete",
-		URI: k.s.uriFor(rel), Options: &protocol.DeleteFileOptions{IgnoreIfNotExists: &no}}
-	params := &protocol.ApplyWorkspaceEditParams{Label: ptr("agentls: revert " + rel), Edit: protocol.WorkspaceEdit{
-		DocumentChanges:   []protocol.DocumentChange{op},
-		ChangeAnnotations: map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{id: {Label: "agentls: delete " + rel + " (the reverted run created it)", NeedsConfirmation: &no}},
-	}}
-	var res protocol.ApplyWorkspaceEditResult
-	if err := k.prop.call(ctx, "workspace/applyEdit", params, &res); err != nil {
-		return fmt.Sprintf("the editor did not delete it (%v)", err)
-	}
-	if !res.Applied {
-		if res.FailureReason != nil && *res.FailureReason != "" {
-			return *res.FailureReason
-		}
-		return "the editor did not delete it"
-	}
-	if _, ok := k.ws.disk(rel); ok {
-		return "the editor said it deleted the file, but it is still there"
-	}
-	return ""
+	return k.prop.deleteFile(ctx, rel, "agentls: revert "+rel, "agentls: delete "+rel+" (the reverted run created it)")
 }
