@@ -27,7 +27,6 @@
 
 import * as vscode from 'vscode';
 import {
-	ApplyWorkspaceEditParams,
 	CancellationToken,
 	ClientCapabilities,
 	ExecuteCommandRequest,
@@ -49,6 +48,7 @@ import type { Readable } from 'node:stream';
 // The wire shapes, generated from the server's Go package lspserver/command.
 import * as protocol from './protocol';
 import { editsText, Run, Runs, stepText } from './runs';
+import { showSessions } from './sessions';
 
 const RUN_COMMANDS = new Set<string>([protocol.Plan, protocol.Review, protocol.Execute]);
 const NEEDS_INSTRUCTION = new Set<string>([protocol.Plan, protocol.Execute]);
@@ -97,6 +97,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand('agentls.setApiKey', () => setApiKey()),
 		vscode.commands.registerCommand('agentls.showRun', () => runs.show()),
 		vscode.commands.registerCommand('agentls.openPlan', () => openPlan()),
+		vscode.commands.registerCommand('agentls.sessions', () =>
+			showSessions({
+				serverPath: () => vscode.workspace.getConfiguration('agentls').get<string>('serverPath') || 'agentls',
+				continueSession,
+				revertRun: async (runId) => vscode.commands.executeCommand(protocol.Revert, { runId }),
+			}),
+		),
 		vscode.workspace.onDidChangeConfiguration(async (e) => {
 			if (!e.affectsConfiguration('agentls')) return;
 			const pick = await vscode.window.showInformationMessage('agentls settings changed.', 'Restart Server');
@@ -207,7 +214,7 @@ function clientOptions(): LanguageClientOptions {
 				// out of sight: wait until the run view is up (at most RUN_VIEW_SETTLES after it was asked for).
 				handleApplyEdit: async (params, next) => {
 					await runs.settled();
-					return next(oneDecisionPerNewFile(params), CancellationToken.None);
+					return next(params, CancellationToken.None);
 				},
 			},
 		},
@@ -229,28 +236,6 @@ function logLines(input: Readable, channel: vscode.LogOutputChannel): void {
 		else if (level === 'WARN') channel.warn(text);
 		else channel.error(text);
 	});
-}
-
-/**
- * oneDecisionPerNewFile makes a new file one decision in the Refactor Preview (issue 24, E18): a create
- * without a change annotation is pre-ticked there while its content, annotated to need confirmation, is
- * not, so Apply as offered would leave an empty file. The create gets its content's annotation: the file
- * row then ticks both or neither. An edit whose create is annotated already is left as it is.
- */
-export function oneDecisionPerNewFile(params: ApplyWorkspaceEditParams): ApplyWorkspaceEditParams {
-	const changes = params.edit.documentChanges ?? [];
-	for (const op of changes) {
-		if (!('kind' in op) || op.kind !== 'create' || op.annotationId) continue;
-		for (const c of changes) {
-			if ('kind' in c || c.textDocument.uri !== op.uri) continue;
-			const annotated = c.edits.find((e) => 'annotationId' in e && e.annotationId);
-			if (annotated && 'annotationId' in annotated) {
-				op.annotationId = annotated.annotationId;
-				break;
-			}
-		}
-	}
-	return params;
 }
 
 /** SAFE_ACTIONS are the answers that change nothing: the dialog's close affordance (Escape). */
@@ -377,6 +362,28 @@ async function continueLast(command: string | undefined, instruction: string | u
 	const arg: protocol.Args = { ...last.arg, sessionId: last.result.sessionId };
 	if (instruction !== undefined) arg.instruction = instruction;
 	return vscode.commands.executeCommand(command ?? last.command, arg);
+}
+
+/**
+ * continueSession runs an execute in an earlier session (the sessions view): on the active file, or the
+ * workspace folder, with an instruction; none carries out the plan above.
+ */
+async function continueSession(sessionId: string): Promise<unknown> {
+	if (!client) return undefined;
+	const instruction = await vscode.window.showInputBox({
+		title: `agentls: continue session ${sessionId}`,
+		prompt: 'What next? Empty: carry out the plan above.',
+		ignoreFocusOut: true,
+	});
+	if (instruction === undefined) return undefined;
+	const editor = vscode.window.activeTextEditor;
+	const target = editor?.document.uri.scheme === 'file' ? editor.document.uri : vscode.workspace.workspaceFolders?.[0]?.uri;
+	if (!target) {
+		void vscode.window.showErrorMessage('agentls: open a folder first.');
+		return undefined;
+	}
+	const arg: protocol.Args = { uri: client.code2ProtocolConverter.asUri(target), sessionId, instruction: instruction.trim() };
+	return vscode.commands.executeCommand(protocol.Execute, arg);
 }
 
 /** revert runs agentls.revert (the last run of the last session without an argument) and shows what it did. */

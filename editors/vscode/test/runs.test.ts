@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 
 import type * as protocol from '../src/protocol';
 import { editsText, Runs, toolResultLines, visible } from '../src/runs';
+import { parseSessions, sessionItem } from '../src/sessions';
 
 const fake = vscode as unknown as typeof import('./vscode');
 
@@ -152,6 +153,15 @@ answered(); // twice: once is counted
 check('after the answer, the run again', [item.text, item.backgroundColor], ['$(sync~spin) agentls execute: turn 5: edit_file', undefined]);
 check('one status item', fake.statusItems.length, 1);
 runs.dispose();
+
+// Issue 24: the sessions view reads `agentls sessions --json`, one session a line; a task is shown visible.
+const listed = parseSessions(
+	'{"id":"a1","started":"2026-12-02T10:00:00Z","updated":"2026-12-02T10:05:00Z","mode":"execute","runs":2,"turns":5,"messages":9,"task":"fix\\u001b[2J it"}\n' +
+		'{"id":"b2","started":"2026-12-01T10:00:00Z","updated":"2026-12-01T10:00:00Z","mode":"plan","runs":1,"turns":1,"messages":2,"task":"","damaged":"cut off"}\n',
+);
+check('sessions listed', listed.map((x) => x.id), ['a1', 'b2']);
+check('a session entry', [sessionItem(listed[0]).label, sessionItem(listed[0]).detail], ['fix\\x1b[2J it', 'session a1']);
+check('a damaged session says so', sessionItem(listed[1]).detail, 'session b2 — damaged: cut off');
 
 if (failed) {
 	console.log(`${failed} check(s) failed`);

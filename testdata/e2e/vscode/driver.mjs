@@ -376,4 +376,16 @@ async function run() {
 		await notification('agentls execute cancelled');
 		await shot('cancelled');
 	});
+	await step('sessions_view', async () => {
+		// The sessions of the workspace (agentls sessions --json): open one as a document.
+		await command('agentls: Sessions…');
+		const first = page.locator('.quick-input-list .monaco-list-row', { hasText: 'session ' }).first();
+		await first.waitFor({ state: 'visible' });
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Capitalize' }).first().waitFor({ state: 'visible' });
+		await shot('sessions', 'sessions');
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Capitalize both words' }).first().click();
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open' }).first().click();
+		await page.locator('.monaco-editor .view-lines', { hasText: 'Capitalize both words' }).first().waitFor({ state: 'visible' });
+		await shot('session-open');
+	});
 }
