@@ -26,6 +26,11 @@ type Call struct {
 	Asker Asker
 }
 
+// Approved reports whether the user approved the call: now, or by an
+// earlier "always" that covers it. An "always" answer and an Approve run
+// a call alike (issue 24 item 7): the same sandbox, the same landing.
+func (c *Call) Approved() bool { return c.UserApproved || c.SessionApproved }
+
 // Asker puts one question to the user for a call. Ask blocks until an
 // answer, the approval timeout or the end of ctx, and stops the call's
 // time limit meanwhile ([AwaitUser]). An error, a timeout and an answer

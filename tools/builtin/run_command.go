@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/sandbox/exec"
 	"github.com/agentls/agentls/sandbox/shell"
+	"github.com/agentls/agentls/sandbox/stage"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -54,11 +55,7 @@ func runRunCommand(ctx context.Context, env *tools.Env, a *runCommandArgs) (tool
 	st := newStage(env)
 	defer st.Remove()
 	started := time.Now()
-	res, err := env.Exec.Run(ctx, &exec.Spec{
-		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
-		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.Call.UserApproved, Stage: overlay(st),
-		WarmGoCache: buildsGo(c.Commands),
-	})
+	res, err := env.Exec.Run(ctx, commandSpec(env, a, c, st))
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
@@ -144,4 +141,16 @@ func buildsGo(cmds []shell.Command) bool {
 		}
 	}
 	return false
+}
+
+// commandSpec is how the sandbox runs a command. A command the user
+// approved runs alike whether the approval was an Approve or an earlier
+// "always" (issue 24 item 7): only a policy allow runs it without the
+// approved command's rights.
+func commandSpec(env *tools.Env, a *runCommandArgs, c *tools.Verdict, st *stage.Stage) *exec.Spec {
+	return &exec.Spec{
+		Command: a.Command, Dir: env.Root, Timeout: commandTimeout(env, a.TimeoutMS),
+		AllowNetwork: env.Limits.CommandNetwork, UserApproved: env.Call.Approved(), Stage: overlay(st),
+		WarmGoCache: buildsGo(c.Commands),
+	}
 }

@@ -75,7 +75,7 @@ func land(ctx context.Context, env *tools.Env, st *stage.Stage, command string, 
 		return "", nil
 	}
 	held := append(slices.Clone(env.Protected), shell.GitTargets(env.Root)...)
-	set.Classify(&stage.Rules{Held: held, UserApproved: env.Call.UserApproved || env.Call.SessionApproved, Tracked: stage.TrackedLazy(env.Root)})
+	set.Classify(&stage.Rules{Held: held, UserApproved: env.Call.Approved(), Tracked: stage.TrackedLazy(env.Root)})
 	approved := askHeld(ctx, env, command, set.Held())
 	var landing []*stage.Change
 	dropped := map[string]bool{}
