@@ -14,17 +14,14 @@
 -- Environment: AGENTLS_TEST_PLUGIN (the copy), AGENTLS_TEST_RESULT (a JSON
 -- file it writes: ok, checks, failures). Exit code 0 when every check passed.
 
-local function getenv(k)
-  local v = os.getenv(k)
-  if not v or v == "" then
-    io.stderr:write("test: " .. k .. " is not set\n")
-    vim.cmd("cquit 2")
-  end
-  return v
+local plugin = os.getenv("AGENTLS_TEST_PLUGIN")
+if not plugin or plugin == "" then
+  io.stderr:write("test: AGENTLS_TEST_PLUGIN is not set\n")
+  vim.cmd("cquit 2")
 end
+local t = dofile(plugin .. "/test/harness.lua").new("AGENTLS_TEST_RESULT")
+local check = t.check
 
-local result_path = getenv("AGENTLS_TEST_RESULT")
-local plugin = getenv("AGENTLS_TEST_PLUGIN")
 local guarded = os.getenv("AGENTLS_TEST_LOADED") == "1"
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
@@ -32,20 +29,7 @@ if guarded then
   vim.g.loaded_agentls = 1
 end
 
-local checks, failures, notes = {}, {}, {}
-
-local function check(cond, what, detail)
-  local line = (cond and "ok   " or "FAIL ") .. what
-  if not cond and detail ~= nil then
-    line = line .. ": " .. (type(detail) == "string" and detail or vim.inspect(detail))
-  end
-  table.insert(checks, line)
-  if not cond then
-    table.insert(failures, line)
-  end
-  io.stdout:write(line .. "\n")
-  return cond
-end
+local notes = {}
 
 vim.notify = function(msg, level)
   table.insert(notes, { msg = msg, level = level })
@@ -145,12 +129,7 @@ local function run()
 end
 
 local function finish()
-  local f = io.open(result_path, "w")
-  if f then
-    f:write(vim.json.encode({ ok = #failures == 0, checks = checks, failures = failures }))
-    f:close()
-  end
-  vim.cmd(#failures == 0 and "qall!" or "cquit 1")
+  t.finish()
 end
 
 -- After startup: plugin/agentls.lua is sourced once this file has run.

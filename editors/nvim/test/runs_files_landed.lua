@@ -12,34 +12,18 @@
 -- AGENTLS_TEST_BIN with a scripted model that calls run_command once with
 -- AGENTLS_TEST_COMMAND. Exit code 0 when every check passed.
 
-local function getenv(k)
-  local v = os.getenv(k)
-  if not v or v == "" then
-    io.stderr:write("test: " .. k .. " is not set\n")
-    vim.cmd("cquit 2")
-  end
-  return v
+local plugin = os.getenv("AGENTLS_TEST_PLUGIN")
+if not plugin or plugin == "" then
+  io.stderr:write("test: AGENTLS_TEST_PLUGIN is not set\n")
+  vim.cmd("cquit 2")
 end
+local t = dofile(plugin .. "/test/harness.lua").new("AGENTLS_TEST_RESULT")
+local getenv, check = t.getenv, t.check
 
-local result_path = getenv("AGENTLS_TEST_RESULT")
-vim.opt.runtimepath:prepend(getenv("AGENTLS_TEST_PLUGIN"))
+vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shortmess:append("F")
 
-local checks, failures = {}, {}
-
-local function check(cond, what, detail)
-  local line = (cond and "ok   " or "FAIL ") .. what
-  if not cond and detail ~= nil then
-    line = line .. ": " .. (type(detail) == "string" and detail or vim.inspect(detail))
-  end
-  table.insert(checks, line)
-  if not cond then
-    table.insert(failures, line)
-  end
-  io.stdout:write(line .. "\n")
-  return cond
-end
 
 local function text(bufnr)
   return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
@@ -154,19 +138,7 @@ local function server(bin)
 end
 
 local function finish()
-  local f = io.open(result_path, "w")
-  if f then
-    f:write(vim.json.encode({ ok = #failures == 0, checks = checks, failures = failures, lsp_log = vim.lsp.get_log_path() }))
-    f:close()
-  end
-  local agentls = package.loaded["agentls"]
-  if agentls and agentls.client_id then
-    vim.lsp.stop_client(agentls.client_id)
-    vim.wait(3000, function()
-      return agentls.client_id == nil
-    end, 50)
-  end
-  vim.cmd(#failures == 0 and "qall!" or "cquit 1")
+  t.finish()
 end
 
 local ok, err = pcall(render)

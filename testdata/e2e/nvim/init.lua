@@ -16,17 +16,15 @@
 -- with nvim_feedkeys as soon as it opens.
 -- Exit code 0 when every check passed, 1 otherwise.
 
-local function getenv(k)
-  local v = os.getenv(k)
-  if not v or v == "" then
-    io.stderr:write("e2e: " .. k .. " is not set\n")
-    vim.cmd("cquit 2")
-  end
-  return v
+local plugin = os.getenv("AGENTLS_E2E_PLUGIN")
+if not plugin or plugin == "" then
+  io.stderr:write("test: AGENTLS_E2E_PLUGIN is not set\n")
+  vim.cmd("cquit 2")
 end
+local t = dofile(plugin .. "/test/harness.lua").new("AGENTLS_E2E_RESULT")
+local getenv, check = t.getenv, t.check
 
-local result_path = getenv("AGENTLS_E2E_RESULT")
-vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
+vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.autoread = true -- :checktime reloads an unmodified buffer without asking
 vim.opt.shortmess:append("F")
@@ -36,48 +34,10 @@ else
   vim.lsp.set_log_level("debug")
 end
 
-local checks, failures, prompts = {}, {}, {}
+local prompts = {}
 
-local function check(cond, what, detail)
-  local line = (cond and "ok   " or "FAIL ") .. what
-  if not cond and detail ~= nil then
-    line = line .. ": " .. (type(detail) == "string" and detail or vim.inspect(detail))
-  end
-  table.insert(checks, line)
-  if not cond then
-    table.insert(failures, line)
-  end
-  io.stdout:write(line .. "\n")
-  return cond
-end
-
-local finished = false
 local function finish()
-  if finished then
-    return
-  end
-  finished = true
-  local agentls = package.loaded["agentls"]
-  local out = {
-    ok = #failures == 0,
-    checks = checks,
-    failures = failures,
-    prompts = prompts,
-    lsp_log = vim.lsp.get_log_path(),
-  }
-  local f = io.open(result_path, "w")
-  if f then
-    f:write(vim.json.encode(out))
-    f:close()
-  end
-  if agentls and agentls.client_id then
-    vim.lsp.stop_client(agentls.client_id)
-    vim.wait(3000, function()
-      return agentls.client_id == nil
-    end, 50)
-  end
-  io.stdout:write(string.format("nvim e2e: %d checks ok, %d failed\n", #checks - #failures, #failures))
-  vim.cmd(#failures == 0 and "qall!" or "cquit 1")
+  t.finish({ prompts = prompts })
 end
 
 -- Scripted UI: never block, record every prompt.

@@ -15,57 +15,26 @@
 -- the script sleeps in a coroutine (wait below), so they run as a user's
 -- would: through the review buffer's mappings and the command line.
 
-local function getenv(k)
-  local v = os.getenv(k)
-  if not v or v == "" then
-    io.stderr:write("e2e: " .. k .. " is not set\n")
-    vim.cmd("cquit 2")
-  end
-  return v
+local plugin = os.getenv("AGENTLS_E2E_PLUGIN")
+if not plugin or plugin == "" then
+  io.stderr:write("test: AGENTLS_E2E_PLUGIN is not set\n")
+  vim.cmd("cquit 2")
 end
+local t = dofile(plugin .. "/test/harness.lua").new("AGENTLS_E2E_RESULT")
+local getenv, check = t.getenv, t.check
 
-local result_path = getenv("AGENTLS_E2E_RESULT")
-vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
+vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shortmess:append("F")
 
-local checks, failures, notes = {}, {}, {}
+local notes = {}
 local shown = {} -- what the plugin showed: the partial run's summary and run buffer
-
-local function check(cond, what, detail)
-  local line = (cond and "ok   " or "FAIL ") .. what
-  if not cond and detail ~= nil then
-    line = line .. ": " .. (type(detail) == "string" and detail or vim.inspect(detail))
-  end
-  table.insert(checks, line)
-  if not cond then
-    table.insert(failures, line)
-  end
-  io.stdout:write(line .. "\n")
-  return cond
-end
 
 local agentls = require("agentls")
 local review = require("agentls.review")
 
-local finished = false
 local function finish()
-  if finished then
-    return
-  end
-  finished = true
-  local f = io.open(result_path, "w")
-  if f then
-    f:write(vim.json.encode({ ok = #failures == 0, checks = checks, failures = failures, lsp_log = vim.lsp.get_log_path(), shown = shown }))
-    f:close()
-  end
-  if agentls.client_id then
-    vim.lsp.stop_client(agentls.client_id)
-    vim.wait(3000, function()
-      return agentls.client_id == nil
-    end, 50)
-  end
-  vim.cmd(#failures == 0 and "qall!" or "cquit 1")
+  t.finish({ shown = shown })
 end
 
 vim.ui.select = function(items, _, on_choice)

@@ -9,50 +9,24 @@
 -- Environment: AGENTLS_E2E_BIN, AGENTLS_E2E_PLUGIN, AGENTLS_E2E_RESULT,
 -- AGENTLS_E2E_PLANS (the plans directory). Exit code 0 when every check passed.
 
-local function getenv(k)
-  local v = os.getenv(k)
-  if not v or v == "" then
-    io.stderr:write("e2e: " .. k .. " is not set\n")
-    vim.cmd("cquit 2")
-  end
-  return v
+local plugin = os.getenv("AGENTLS_E2E_PLUGIN")
+if not plugin or plugin == "" then
+  io.stderr:write("test: AGENTLS_E2E_PLUGIN is not set\n")
+  vim.cmd("cquit 2")
 end
+local t = dofile(plugin .. "/test/harness.lua").new("AGENTLS_E2E_RESULT")
+local getenv, check = t.getenv, t.check
 
-local result_path = getenv("AGENTLS_E2E_RESULT")
-vim.opt.runtimepath:prepend(getenv("AGENTLS_E2E_PLUGIN"))
+vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
 vim.opt.shortmess:append("F")
 
-local checks, failures, notes = {}, {}, {}
-
-local function check(cond, what, detail)
-  local line = (cond and "ok   " or "FAIL ") .. what
-  if not cond and detail ~= nil then
-    line = line .. ": " .. (type(detail) == "string" and detail or vim.inspect(detail))
-  end
-  table.insert(checks, line)
-  if not cond then
-    table.insert(failures, line)
-  end
-  io.stdout:write(line .. "\n")
-  return cond
-end
+local notes = {}
 
 local agentls = require("agentls")
 
 local function finish()
-  local f = io.open(result_path, "w")
-  if f then
-    f:write(vim.json.encode({ ok = #failures == 0, checks = checks, failures = failures, lsp_log = vim.lsp.get_log_path() }))
-    f:close()
-  end
-  if agentls.client_id then
-    vim.lsp.stop_client(agentls.client_id)
-    vim.wait(3000, function()
-      return agentls.client_id == nil
-    end, 50)
-  end
-  vim.cmd(#failures == 0 and "qall!" or "cquit 1")
+  t.finish()
 end
 
 -- Scripted UI: approve every question, pick the first item of a list.
