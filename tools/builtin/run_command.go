@@ -85,7 +85,11 @@ func runRunCommand(ctx context.Context, env *tools.Env, a *runCommandArgs) (tool
 // stdout and stderr, each already bounded by the sandbox.
 func formatExec(r *exec.Result) tools.Result {
 	var b strings.Builder
-	fmt.Fprintf(&b, "exit code %d", r.ExitCode)
+	if r.HelperLost {
+		b.WriteString("exit code unknown")
+	} else {
+		fmt.Fprintf(&b, "exit code %d", r.ExitCode)
+	}
 	if r.Signal != "" {
 		fmt.Fprintf(&b, " (%s)", r.Signal)
 	}
@@ -96,9 +100,16 @@ func formatExec(r *exec.Result) tools.Result {
 	if r.Stderr != "" {
 		b.WriteString("[stderr]\n" + strings.TrimRight(r.Stderr, "\n") + "\n")
 	}
-	code := r.ExitCode
-	res := tools.Result{Content: b.String(), ExitCode: &code}
+	res := tools.Result{Content: b.String()}
+	if !r.HelperLost {
+		code := r.ExitCode
+		res.ExitCode = &code
+	}
 	switch {
+	case r.HelperLost:
+		// The sandbox lost its helper mid-command (A11): the output so far
+		// is kept, but whether the command finished is not known.
+		res.IsError, res.Code = true, tools.CodeInternal
 	case r.TimedOut:
 		res.IsError, res.Code = true, tools.CodeTimeout
 	case r.Canceled:
