@@ -17,8 +17,10 @@ import (
 )
 
 // proposer implements tools.EditProposer for one run: every change becomes
-// a workspace/applyEdit the user approves (E6); nothing is written to disk
-// by the server.
+// a workspace/applyEdit the user approves (E6). The server writes to disk
+// only an approved change to a file the editor does not hold, and only
+// when the disk still holds what the change was computed against
+// (propose_closed.go).
 type proposer struct {
 	s      *Server
 	ws     *workspace
@@ -160,6 +162,9 @@ func (p *proposer) send(ctx context.Context, pr *proposal, pre bool) (*tools.Edi
 	now := p.view(ch.Path)
 	if !now.holds(cur, !ch.Create) {
 		return staleNow(ch.Path, now, "changed while the change waited for approval"), nil
+	}
+	if writesClosed(pr, now) {
+		return p.writeClosed(pr), nil
 	}
 	var version *int32
 	if now.open {
