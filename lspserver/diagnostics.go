@@ -3,9 +3,6 @@ package lspserver
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 
@@ -76,44 +73,23 @@ var severities = map[string]protocol.DiagnosticSeverity{
 
 // publish sends the findings as textDocument/publishDiagnostics, one
 // notification per file, and clears files that held agentls diagnostics
-// from an earlier review but have none now.
+// from an earlier review but have none now. Each finding then follows its
+// lines as the file changes (diagnostics_track.go).
 func (f *findingSink) publish(ctx context.Context) {
 	s := f.s
-	byURI := map[uri.URI][]protocol.Diagnostic{}
+	byURI := map[uri.URI][]trackedDiag{}
 	for _, fd := range f.all() {
 		u := s.uriFor(fd.Path)
 		content, _ := f.ws.ReadFile(ctx, fd.Path)
-		text := string(content)
 		end := fd.EndLine
 		if end == 0 {
 			end = fd.Line
 		}
-		startOff, _ := offset(text, lspPosition(fd.Line-1, 0))
-		endOff, _ := offset(text, lspPosition(end-1, 1<<31))
-		byURI[u] = append(byURI[u], protocol.Diagnostic{
-			Range:    rangeOf(text, startOff, endOff),
+		byURI[u] = append(byURI[u], newTracked(string(content), fd.Line-1, end-1, protocol.Diagnostic{
 			Severity: severities[fd.Severity],
 			Source:   protocol.NewOptional("agentls"),
 			Message:  protocol.String(fd.Message),
-		})
+		}))
 	}
-	s.mu.Lock()
-	for u := range s.diagURIs {
-		if _, ok := byURI[u]; !ok {
-			byURI[u] = []protocol.Diagnostic{} // an empty list clears them
-		}
-	}
-	s.diagURIs = make(map[uri.URI]bool)
-	for u, d := range byURI {
-		if len(d) > 0 {
-			s.diagURIs[u] = true
-		}
-	}
-	s.mu.Unlock()
-	for _, u := range slices.Sorted(maps.Keys(byURI)) {
-		params := &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: byURI[u]}
-		if err := s.conn.Notify(context.WithoutCancel(ctx), "textDocument/publishDiagnostics", params); err != nil {
-			s.log.Warn("publishDiagnostics failed", slog.String("err", err.Error()))
-		}
-	}
+	s.replaceDiagnostics(ctx, byURI)
 }

@@ -84,6 +84,11 @@ func (s *Server) fileChanged(rel string) {
 		s.policyChanged()
 	}
 	s.docs.touch()
+	if rel == "" {
+		s.allChanged(s.connCtx)
+	} else if u := s.uriFor(rel); !s.isOpen(u) {
+		s.documentChanged(s.connCtx, u) // an open one follows its buffer
+	}
 }
 
 func (s *Server) isPolicyFile(p string) bool {

@@ -10,7 +10,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
@@ -171,8 +170,8 @@ type Server struct {
 	unanswered map[jsonrpc2.ID]bool
 	quiet      chan struct{}
 	runs       map[string]*runState
-	diagURIs   map[uri.URI]bool // URIs holding agentls diagnostics
-	store      *session.Store   // the workspace's sessions, opened at first use
+	diags      diagnostics    // the review findings published, by document
+	store      *session.Store // the workspace's sessions, opened at first use
 }
 
 type lifecycle int
@@ -216,7 +215,6 @@ func newServer(opts *Options) *Server {
 		runs:       make(map[string]*runState),
 		quiet:      closedChan(),
 		unanswered: make(map[jsonrpc2.ID]bool),
-		diagURIs:   make(map[uri.URI]bool),
 		policy:     policyState{kick: make(chan struct{}, 1)},
 		connCtx:    context.Background(),
 		started:    time.Now(),

@@ -11,6 +11,7 @@ func (s *Server) didOpen(params jsonrpc2.RawMessage) error {
 		return err
 	}
 	s.docs.open(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	s.documentChanged(s.connCtx, p.TextDocument.URI)
 	return nil
 }
 
@@ -19,7 +20,11 @@ func (s *Server) didChange(params jsonrpc2.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	return s.docs.change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
+	if err := s.docs.change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges); err != nil {
+		return err
+	}
+	s.documentChanged(s.connCtx, p.TextDocument.URI)
+	return nil
 }
 
 func (s *Server) didClose(params jsonrpc2.RawMessage) error {
@@ -28,6 +33,7 @@ func (s *Server) didClose(params jsonrpc2.RawMessage) error {
 		return err
 	}
 	s.docs.close(p.TextDocument.URI)
+	s.documentChanged(s.connCtx, p.TextDocument.URI) // back to the disk's text
 	return nil
 }
 
