@@ -33,7 +33,7 @@ func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32,
 		}
 		id := protocol.ChangeAnnotationIdentifier(fmt.Sprintf("agentls.%d", i))
 		a := protocol.ChangeAnnotation{
-			Label:             fmt.Sprintf("%s: %s lines %s", ch.Tool, path.Base(ch.Path), h.lines),
+			Label:             fmt.Sprintf("%s: %s lines %s: %s", ch.Tool, path.Base(ch.Path), h.lines, h.what),
 			NeedsConfirmation: &confirm,
 			Description:       ptr(fmt.Sprintf("agentls proposes hunk %d of %d in %s", i+1, len(hs), ch.Path)),
 		}

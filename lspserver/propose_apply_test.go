@@ -36,8 +36,8 @@ func TestBuildEdit_Wire(t *testing.T) {
 					{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}, "newText": "B\n", "annotationId": "agentls.0"},
 					{"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 0}}, "newText": "d\n", "annotationId": "agentls.1"}]}],
 				"changeAnnotations": {
-					"agentls.0": {"label": "edit_file: a.go lines 2", "needsConfirmation": true, "description": "agentls proposes hunk 1 of 2 in a.go"},
-					"agentls.1": {"label": "edit_file: a.go lines 4 (insert)", "needsConfirmation": true, "description": "agentls proposes hunk 2 of 2 in a.go"}}}}`},
+					"agentls.0": {"label": "edit_file: a.go lines 2: change to “B”", "needsConfirmation": true, "description": "agentls proposes hunk 1 of 2 in a.go"},
+					"agentls.1": {"label": "edit_file: a.go lines 4 (insert): insert “d”", "needsConfirmation": true, "description": "agentls proposes hunk 2 of 2 in a.go"}}}}`},
 		{"preapproved", clientCaps{documentChanges: true, annotations: true}, false, nil, false, `{
 			"label": "agentls: edit_file a.go",
 			"edit": {
@@ -45,8 +45,8 @@ func TestBuildEdit_Wire(t *testing.T) {
 					{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 0}}, "newText": "B\n", "annotationId": "agentls.0"},
 					{"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 0}}, "newText": "d\n", "annotationId": "agentls.1"}]}],
 				"changeAnnotations": {
-					"agentls.0": {"label": "edit_file: a.go lines 2", "needsConfirmation": false, "description": "agentls proposes hunk 1 of 2 in a.go"},
-					"agentls.1": {"label": "edit_file: a.go lines 4 (insert)", "needsConfirmation": false, "description": "agentls proposes hunk 2 of 2 in a.go"}}}}`},
+					"agentls.0": {"label": "edit_file: a.go lines 2: change to “B”", "needsConfirmation": false, "description": "agentls proposes hunk 1 of 2 in a.go"},
+					"agentls.1": {"label": "edit_file: a.go lines 4 (insert): insert “d”", "needsConfirmation": false, "description": "agentls proposes hunk 2 of 2 in a.go"}}}}`},
 		{"no annotations", clientCaps{documentChanges: true}, false, &v, true, `{
 			"label": "agentls: edit_file a.go",
 			"edit": {"documentChanges": [{"textDocument": {"uri": "file:///w/a.go", "version": 4}, "edits": [

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentls/agentls/sandbox"
 )
 
 // hunk is one contiguous line-level change of a proposal: old[start:end]
@@ -13,6 +15,7 @@ type hunk struct {
 	start, end int
 	repl       string
 	lines      string // "3-5" in the old text, 1-based, for labels
+	what       string // what it does, for labels: `change to "…"`, `delete "…"`
 }
 
 // computeHunks splits the change from old to new into line hunks; adjacent
@@ -37,8 +40,39 @@ func computeHunks(old, new string) []hunk {
 		} else {
 			hs[i].lines = fmt.Sprintf("%d-%d", first, last)
 		}
+		hs[i].what = hunkWhat(old[hs[i].start:hs[i].end], hs[i].repl)
 	}
 	return hs
+}
+
+// hunkWhat says in a few words what a hunk does, quoting the first
+// non-blank line it adds (or, for a deletion, removes), control bytes made
+// visible and cut to a label's length (E18).
+func hunkWhat(old, repl string) string {
+	switch {
+	case old == "":
+		return "insert " + quoteLine(repl)
+	case repl == "":
+		return "delete " + quoteLine(old)
+	}
+	return "change to " + quoteLine(repl)
+}
+
+func quoteLine(text string) string {
+	line := ""
+	for l := range strings.Lines(text) {
+		if line = strings.TrimSpace(l); line != "" {
+			break
+		}
+	}
+	if line == "" {
+		return "blank lines"
+	}
+	const max = 48
+	if r := []rune(line); len(r) > max {
+		line = string(r[:max]) + "…"
+	}
+	return "“" + sandbox.Visible(line) + "”"
 }
 
 // landed works out which hunks of a proposal against old are present in
