@@ -77,8 +77,8 @@ type Event struct {
 
 	// For the editor's run view (E16), set on EventToolResult and never
 	// logged: Subject is what the call acted on (the command line, the
-	// path), ExitCode a command's exit status, Output the head of the
-	// result the model got.
+	// path), ExitCode a command's exit status, Output the head and the
+	// tail of the result the model got (outputEnds).
 	Subject  string `json:"-"`
 	ExitCode *int   `json:"-"`
 	Output   string `json:"-"`

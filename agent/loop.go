@@ -242,7 +242,7 @@ func (r *run) callTools(ctx context.Context, calls, kept []ToolCall, turn int) e
 		dropRefusedArgs(&kept[i], res)
 		r.out.Steps = append(r.out.Steps, Step{Turn: turn, Tool: c.Name, OK: !res.IsError, Code: string(res.Code), ExitCode: res.ExitCode})
 		r.emit(Event{Kind: EventToolResult, Turn: turn, Tool: c.Name, Code: string(res.Code), Message: summarize(res),
-			Subject: res.Subject, ExitCode: res.ExitCode, Output: outputHead(res.Content), Files: res.Files})
+			Subject: res.Subject, ExitCode: res.ExitCode, Output: outputEnds(res.Content), Files: res.Files})
 		r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: c.ID, Content: res.Content})
 	}
 	return nil
@@ -381,19 +381,6 @@ func (r *run) fixCallIDs(calls []ToolCall, turn int) ([]ToolCall, int) {
 			Message: fmt.Sprintf("the model reused %d tool-call IDs; renamed", len(renamed))})
 	}
 	return out, len(renamed)
-}
-
-// outputHead is the start of a tool result for the editor's run view
-// (E16): at most 8 lines and 800 bytes.
-func outputHead(s string) string {
-	lines := strings.SplitAfterN(s, "\n", 9)
-	if len(lines) > 8 {
-		s = strings.Join(lines[:8], "") + "…\n"
-	}
-	if len(s) > 800 {
-		s = strings.ToValidUTF8(s[:800], "") + "…"
-	}
-	return s
 }
 
 func summarize(res tools.Result) string {

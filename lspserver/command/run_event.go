@@ -58,8 +58,8 @@ type RunEvent struct {
 	Subject string `json:"subject,omitempty"`
 	// ExitCode is a command's exit status (RunToolResult of run_command).
 	ExitCode *int `json:"exitCode,omitempty"`
-	// Output is the head of the result the model got: a few lines
-	// (RunToolResult).
+	// Output is the head and the tail of the result the model got: a few
+	// lines of each, with a line counting those left out (RunToolResult).
 	Output string `json:"output,omitempty"`
 	// Files are the files a command changed that landed in the workspace
 	// (RunToolResult of run_command; S9): their previous contents are in
