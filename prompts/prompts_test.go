@@ -20,6 +20,11 @@ func TestSystem_E4_ModesSayWhatTheyMay(t *testing.T) {
 		if mode != BriefExecute && !strings.Contains(got, "Read-only") {
 			t.Errorf("%s: read-only not stated", mode)
 		}
+		// Seed 003's instruction layer: the execute brief points the model
+		// at human_confirm for what the user may not expect.
+		if mode == BriefExecute && !strings.Contains(got, "human_confirm") {
+			t.Errorf("%s: human_confirm not mentioned:\n%s", mode, got)
+		}
 		if len(got) > 500 {
 			t.Errorf("%s: issue 16: system prompt is %d bytes; keep it under 500", mode, len(got))
 		}

@@ -1,8 +1,10 @@
 package builtin
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/tools"
@@ -47,5 +49,15 @@ func TestRunCommand_B2_T8_DeniedNeverRuns(t *testing.T) {
 	}
 	if n := ap.asked.Load(); n != 0 {
 		t.Errorf("asked %d times about a denied command", n)
+	}
+}
+
+// Seed 002's instruction layer for tool timeouts: run_command's
+// description states its timeout, the default the code applies.
+func TestRunCommand_Seed002_DescriptionStatesTimeout(t *testing.T) {
+	d := description("run_command")
+	want := fmt.Sprintf("default %d", tools.DefaultCommandTimeout.Milliseconds())
+	if !strings.Contains(d, "timeout_ms") || !strings.Contains(d, want) {
+		t.Errorf("run_command's description %q does not state its timeout (%s)", d, want)
 	}
 }
