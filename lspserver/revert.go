@@ -41,6 +41,7 @@ func (s *Server) revert(ctx context.Context, a *command.RevertArgs) (*command.Re
 	if err != nil {
 		return nil, err
 	}
+	defer sess.Release() // after the run's end
 	if _, err := sess.RevertTarget(n); err != nil {
 		return nil, revertError(err)
 	}

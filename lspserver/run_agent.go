@@ -22,6 +22,9 @@ func (s *Server) runAgent(ctx context.Context, mode agent.Mode, a *command.Args)
 	if err != nil {
 		return nil, err
 	}
+	if sess != nil {
+		defer sess.Release() // after the run's end below
+	}
 	r, err := s.newRun(ctx, runRequest{mode: mode, args: a, sess: sess})
 	if err != nil {
 		return nil, err

@@ -36,8 +36,11 @@ func (s *Server) sessions(ctx context.Context) *session.Store {
 	return st
 }
 
-// findSession returns the session a command continues, nil for a new one.
-// An unknown ID is the command's error.
+// findSession returns the session a command continues, nil for a new one,
+// with a reference the caller releases once the run has ended (the last
+// reference closes the session's log: a server that runs for days keeps
+// no session it is not using, issue 26). An unknown ID is the command's
+// error.
 func (s *Server) findSession(ctx context.Context, id string) (*session.Session, error) {
 	if id == "" {
 		return nil, nil

@@ -24,7 +24,8 @@ type reservedTicket struct {
 // that continues a session takes its place in the session's line here, in
 // wire order, so that commands on one session run in the order they came
 // (A11) although each then runs on its own goroutine. The returned
-// function gives the place up unless the run began with it.
+// function, called when the handler returns, gives the place up unless
+// the run began with it, and releases the session.
 func (s *Server) reserveTurn(ctx context.Context, method string, params jsonrpc2.RawMessage) (context.Context, func()) {
 	nothing := func() {}
 	if method != "workspace/executeCommand" {
@@ -55,7 +56,10 @@ func (s *Server) reserveTurn(ctx context.Context, method string, params jsonrpc2
 		return ctx, nothing
 	}
 	t := &reservedTicket{session: sess.ID, ticket: sess.Reserve()}
-	return context.WithValue(ctx, ticketKey{}, t), t.ticket.Cancel
+	return context.WithValue(ctx, ticketKey{}, t), func() {
+		t.ticket.Cancel()
+		sess.Release() // the handler is done with it: its run has ended
+	}
 }
 
 // beginRun begins a run in sess at the place its command took on the read

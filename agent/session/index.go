@@ -76,10 +76,11 @@ func (st *Store) readIndex(id string, fi os.FileInfo, buf []byte) (Info, bool) {
 // indexLocked writes s's index when its log holds all it knows; s.mu
 // must be held.
 func (s *Session) indexLocked() {
-	if s.f == nil || len(s.pending) > 0 || s.readOnly {
+	if s.f == nil || len(s.pending) > 0 || s.readOnly || (s.indexed && s.indexedSize == s.size) {
 		return
 	}
 	s.st.writeIndex(s.ID, s.size, s.infoLocked())
+	s.indexed, s.indexedSize = true, s.size
 }
 
 // listInfo is the listing of a session not open in this process: from its

@@ -22,6 +22,7 @@ type Session struct {
 
 	st    *Store
 	queue queue
+	refs  int // references handed out and not released; guarded by st.mu
 
 	mu       sync.Mutex // guards the fields below
 	f        *os.File   // the log, opened for appending; nil in memory
@@ -49,6 +50,11 @@ type Session struct {
 	// runs whose run record is pending (see [Session.burn]).
 	pending []*record
 	burned  []string
+	// indexed: this process wrote the index for the log at indexedSize
+	// (the log's records decide its Info, so an unchanged size needs no
+	// second write: the run's end writes it, and Close need not again).
+	indexed     bool
+	indexedSize int64
 }
 
 // runInfo is what the log says about one run.

@@ -61,8 +61,10 @@ type Options struct {
 }
 
 // Store is the sessions of one workspace. It is safe for concurrent use;
-// within one process there is one [Session] value per session, so that
-// its runs queue (see [Session.Begin]).
+// within one process there is one [Session] value per session while it is
+// in use, so that its runs queue (see [Session.Begin]). [Store.New] and
+// [Store.Session] hand out references that [Session.Release] gives back;
+// the last one closes the session's log (see release.go).
 type Store struct {
 	dir    string // "" keeps sessions in memory
 	root   string
@@ -76,14 +78,17 @@ type Store struct {
 	// ([groupCommit]; tests change it).
 	syncDelay time.Duration
 
-	mu   sync.Mutex // guards live
+	mu   sync.Mutex // guards live, closing and every session's refs
 	live map[string]*Session
+	// closing holds the sessions whose last reference is being given up:
+	// closed when their log is, so that no one reads it before.
+	closing map[string]chan struct{}
 }
 
 // Open returns the store of the workspace root under stateDir, creating
 // its directory (0700). An empty stateDir gives a store in memory.
 func Open(stateDir, root string, opts *Options) (*Store, error) {
-	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, limits: DefaultLimits, fsync: (*os.File).Sync, syncDelay: groupCommit,
+	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, closing: map[string]chan struct{}{}, limits: DefaultLimits, fsync: (*os.File).Sync, syncDelay: groupCommit,
 		writeLog: (*os.File).Write}
 	if opts != nil {
 		st.log, st.warn = opts.Logger, opts.Warn
@@ -141,7 +146,8 @@ func (st *Store) Dir() string { return st.dir }
 // Persistent reports whether sessions are kept on disk.
 func (st *Store) Persistent() bool { return st.dir != "" }
 
-// New starts a session.
+// New starts a session, with one reference for the caller to
+// [Session.Release].
 func (st *Store) New() (*Session, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -157,6 +163,7 @@ func (st *Store) New() (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.refs = 1
 		st.live[id] = s
 		return s, nil
 	}
@@ -164,8 +171,9 @@ func (st *Store) New() (*Session, error) {
 }
 
 // Session returns the session with the given ID or unique ID prefix (at
-// least 4 characters), loading it on first use. A damaged file is
-// recovered (see [Session.Recovery]); one with nothing readable gives a
+// least 4 characters), loading it when no one in this process uses it,
+// with one reference for the caller to [Session.Release]. A damaged file
+// is recovered (see [Session.Recovery]); one with nothing readable gives a
 // new session in its place, with the recovery saying so.
 func (st *Store) Session(id string) (*Session, error) {
 	full, err := st.resolve(id)
@@ -174,7 +182,9 @@ func (st *Store) Session(id string) (*Session, error) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.waitClosedLocked(full)
 	if s, ok := st.live[full]; ok {
+		s.refs++
 		return s, nil
 	}
 	s, err := load(st, full)
@@ -187,10 +197,11 @@ func (st *Store) Session(id string) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		ns.recovery = s.recovery
+		ns.recovery, ns.refs = s.recovery, 1
 		st.live[ns.ID] = ns
 		return ns, nil
 	}
+	s.refs = 1
 	st.live[full] = s
 	return s, nil
 }

@@ -125,6 +125,9 @@ type Run struct {
 	Ctx       context.Context // the run's: cancelled when its user cancels it
 	untrack   func()
 	prog      Progress
+	// created is the session this run started; the run releases it at
+	// its end (the front-end releases a session it passed in).
+	created *session.Session
 }
 
 // New opens the run's place in its session (a new session when the
@@ -156,6 +159,7 @@ func (r *Run) open(ctx context.Context) error {
 			r.Log.Warn("No session", slog.String("err", err.Error()))
 			return errors.New("cannot start a session: " + err.Error())
 		}
+		r.created = sess
 	}
 	var sr *session.Run
 	switch {
@@ -167,6 +171,9 @@ func (r *Run) open(ctx context.Context) error {
 		sr, err = sess.Begin(ctx, o.Mode, o.Instruction)
 	}
 	if err != nil {
+		if r.created != nil {
+			r.created.Release()
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -237,4 +244,8 @@ func (r *Run) End(out *agent.Outcome) {
 		r.untrack()
 	}
 	r.Session.End(out.Status, out.Turns, out.Summary)
+	if r.created != nil {
+		r.created.Release() // its log is closed: a later run reads it again
+		r.created = nil
+	}
 }
