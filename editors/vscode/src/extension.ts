@@ -47,7 +47,7 @@ import type { Readable } from 'node:stream';
 
 // The wire shapes, generated from the server's Go package lspserver/command.
 import * as protocol from './protocol';
-import { editsText, Run, Runs, stepText } from './runs';
+import { editsText, firstLine, Run, Runs, stepText } from './runs';
 import { showSessions } from './sessions';
 
 const RUN_COMMANDS = new Set<string>([protocol.Plan, protocol.Review, protocol.Execute]);
@@ -414,7 +414,9 @@ async function revert(args: unknown[], next: ExecuteCommandSignature): Promise<u
  */
 async function showResult(name: string, run: Run, r: protocol.Result, command: string): Promise<void> {
 	output.info(`${name} ${r.sessionId}: ${r.status}; ${(r.steps ?? []).map(stepText).join('; ')}`);
-	let text = `agentls ${name} ${r.status}: ${r.summary}`;
+	// A plan is markdown: the toast shows its first line as plain text, and Open Plan renders it.
+	const isPlan = name === 'plan' && r.status === 'done' && r.summary.trim() !== '';
+	let text = `agentls ${name} ${r.status}: ${isPlan ? firstLine(r.summary) : r.summary}`;
 	if (r.findings?.length) text += ` (${r.findings.length} finding(s) in Problems)`;
 	if (r.edits.proposed > 0) text += ` — ${editsText(r.edits)}`;
 	const actions = ['Show Run'];
@@ -422,7 +424,7 @@ async function showResult(name: string, run: Run, r: protocol.Result, command: s
 	if (r.sessionId) actions.push(FOLLOW_UP);
 	if (command === protocol.Execute && r.edits.applied > 0) actions.push(REVERT);
 	let plan: vscode.Uri | undefined;
-	if (name === 'plan' && r.status === 'done' && r.summary.trim()) {
+	if (isPlan) {
 		plan = await runs.savePlan(run, r);
 		actions.unshift('Open Plan');
 	}
@@ -433,7 +435,7 @@ async function showResult(name: string, run: Run, r: protocol.Result, command: s
 		if (pick === EXECUTE_PLAN) await vscode.commands.executeCommand(protocol.Execute, { ...last?.arg, instruction: '', sessionId: r.sessionId });
 		if (pick === FOLLOW_UP) await vscode.commands.executeCommand(command, { ...last?.arg, sessionId: r.sessionId });
 		if (pick === REVERT) await vscode.commands.executeCommand(protocol.Revert, { runId: r.runId });
-		if (pick === 'Open Plan' && plan) await vscode.window.showTextDocument(plan, { preview: false });
+		if (pick === 'Open Plan' && plan) await vscode.commands.executeCommand('markdown.showPreview', plan);
 	});
 }
 

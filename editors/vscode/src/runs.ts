@@ -431,3 +431,10 @@ export function editLines(r: EditResult): string[] {
 	if (r.reason) lines.push(`    ${visible(r.reason)}`);
 	return lines;
 }
+
+/** firstLine is a markdown text's first non-blank line as plain words (no heading marks, bullets or emphasis), cut at 120 characters, control characters made visible. */
+export function firstLine(md: string): string {
+	const line = md.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+	const plain = line.replace(/^(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '').replace(/(\*\*|__|`)/g, '').trim();
+	return visible(plain.length > 120 ? plain.slice(0, 119) + '…' : plain);
+}

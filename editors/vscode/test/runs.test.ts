@@ -12,7 +12,7 @@
 import * as vscode from 'vscode';
 
 import type * as protocol from '../src/protocol';
-import { editsText, Runs, toolResultLines, visible } from '../src/runs';
+import { editsText, firstLine, Runs, toolResultLines, visible } from '../src/runs';
 import { parseSessions, sessionItem } from '../src/sessions';
 
 const fake = vscode as unknown as typeof import('./vscode');
@@ -162,6 +162,12 @@ const listed = parseSessions(
 check('sessions listed', listed.map((x) => x.id), ['a1', 'b2']);
 check('a session entry', [sessionItem(listed[0]).label, sessionItem(listed[0]).detail], ['fix\\x1b[2J it', 'session a1']);
 check('a damaged session says so', sessionItem(listed[1]).detail, 'session b2 — damaged: cut off');
+
+// Issue 24 item 8: a plan's toast shows its first line as plain words, not flattened markdown.
+check('a plan toast line', firstLine('\n## Plan: **fix** the `cart`\n\n1. read cart.go\n'), 'Plan: fix the cart');
+check('a plan toast line, a bullet', firstLine('- step one'), 'step one');
+check('a plan toast line, control bytes', firstLine('# evil\u001b[2J'), 'evil\\x1b[2J');
+check('a plan toast line, cut', firstLine('x'.repeat(200)).length, 120);
 
 if (failed) {
 	console.log(`${failed} check(s) failed`);
