@@ -52,6 +52,10 @@ func DiskWorkspace(root string) Workspace { return diskWorkspace(root) }
 
 type diskWorkspace string
 
+// Buffered reports that no file has an editor buffer: a search may read
+// the disk directly (issue 27 item 1).
+func (diskWorkspace) Buffered(string) bool { return false }
+
 func (d diskWorkspace) ReadFile(_ context.Context, rel string) ([]byte, error) {
 	r, err := sandbox.OpenRoot(string(d))
 	if err != nil {

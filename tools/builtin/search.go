@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
@@ -15,10 +15,18 @@ import (
 
 // search limits.
 const (
-	searchMaxMatches   = 100
+	searchMaxMatches   = 100 // matches shown when the call sets no limit
+	searchMaxLimit     = 500
 	searchMaxLineRunes = 200
 	searchMaxFileBytes = 1 << 20
-	searchMaxFiles     = 20000
+)
+
+// searchBudget is how long one search reads files; what it did not reach
+// is named in the result. searchCountBudget is how much longer it may list
+// directories to count what it did not search. Variables for tests.
+var (
+	searchBudget      = 10 * time.Second
+	searchCountBudget = 2 * time.Second
 )
 
 // searchSkipDirs are directory names search never enters.
@@ -35,28 +43,19 @@ func searchTool() *tools.Tool {
 	"required": ["pattern"],
 	"properties": {
 		"pattern": {"type": "string", "minLength": 1, "maxLength": 1000},
-		"path": {"type": "string", "minLength": 1, "maxLength": 4096}
+		"path": {"type": "string", "minLength": 1, "maxLength": 4096},
+		"offset": {"type": "integer", "minimum": 0, "maximum": 100000},
+		"limit": {"type": "integer", "minimum": 1, "maximum": 500}
 	}
 }`),
 	}, checkSearch, runSearch)
 }
 
-// searcher holds the state of one search call.
-type searcher struct {
-	env     *tools.Env
-	root    *sandbox.Root
-	re      *regexp.Regexp
-	out     strings.Builder
-	matches int
-	files   int
-	more    bool // a match past the limit exists
-	stopped bool // the file limit was hit
-	secrets int  // secret-looking files the walk did not open
-}
-
 type searchArgs struct {
 	Pattern string `json:"pattern"`
 	Path    string `json:"path,omitempty"`
+	Offset  intArg `json:"offset,omitempty"` // matches to skip, for the next page
+	Limit   intArg `json:"limit,omitempty"`  // matches to show; default searchMaxMatches
 }
 
 func runSearch(ctx context.Context, env *tools.Env, a *searchArgs) (tools.Result, error) {
@@ -80,7 +79,7 @@ func runSearch(ctx context.Context, env *tools.Env, a *searchArgs) (tools.Result
 		return f.Result(), nil
 	}
 	defer root.Close()
-	s := &searcher{env: env, root: root, re: re}
+	s := newSearchRun(ctx, env, root, re, a)
 	fi, err := root.Stat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -88,111 +87,84 @@ func runSearch(ctx context.Context, env *tools.Env, a *searchArgs) (tools.Result
 	case err != nil:
 		return tools.Fail(tools.CodeInvalidArgs, "path", "cannot access "+rel+": "+errReason(err), ""), nil
 	case fi.IsDir():
-		err = s.walk(ctx, rel)
+		err = s.run(rel)
 	case fi.Mode().IsRegular() && fi.Size() <= searchMaxFileBytes:
-		err = s.file(ctx, rel, rel)
+		s.one(rel)
 	}
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return tools.Result{Content: s.result()}, nil
+	return tools.Result{Content: s.out.text(s.offset)}, nil
 }
 
-func (s *searcher) result() string {
-	if s.secrets > 0 {
-		// Issue 10 item 14: a directory search does not read what read_file
-		// would ask about; searching such a file by its path asks.
-		fmt.Fprintf(&s.out, "(%d files that may hold credentials were not searched; name one as path to ask the user)\n", s.secrets)
+func newSearchRun(ctx context.Context, env *tools.Env, root *sandbox.Root, re *regexp.Regexp, a *searchArgs) *searchRun {
+	limit := int(a.Limit)
+	if limit <= 0 {
+		limit = searchMaxMatches
 	}
-	if s.matches == 0 && !s.stopped && s.secrets == 0 {
-		return "no matches"
+	s := &searchRun{ctx: ctx, env: env, root: root, m: newLineMatcher(re), offset: int(a.Offset), limit: limit,
+		deadline: time.Now().Add(searchBudget)}
+	s.out = newSearchOut(s.offset, limit)
+	s.buffered = func(string) bool { return true } // unknown workspace: ask it for every file
+	if bw, ok := env.Workspace.(bufferedWorkspace); ok {
+		s.buffered = bw.Buffered
 	}
-	if s.more {
-		fmt.Fprintf(&s.out, "(more matches cut after %d; narrow the pattern or the path)\n", searchMaxMatches)
-	}
-	if s.stopped {
-		fmt.Fprintf(&s.out, "(stopped after %d files; narrow the path)\n", searchMaxFiles)
-	}
-	return strings.TrimSuffix(s.out.String(), "\n")
+	return s
 }
 
-// done reports whether the search should stop.
-func (s *searcher) done() bool { return s.more || s.stopped }
-
-// walk searches the directory dir depth-first in name order. Symlinks are
-// followed only to files inside the workspace; symlinked directories are
-// not entered, which also rules out loops.
-func (s *searcher) walk(ctx context.Context, dir string) error {
-	ents, err := s.root.ReadDir(dir)
-	if err != nil {
-		return nil // unreadable or swapped: skip it
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if s.done() {
-			return nil
-		}
-		rel := joinRel(dir, e.Name())
-		switch t := e.Type(); {
-		case t.IsDir():
-			if !searchSkipDirs[e.Name()] {
-				if err := s.walk(ctx, rel); err != nil {
-					return err
-				}
-			}
-		case t.IsRegular() && sandbox.IsSecretPath(rel):
-			s.secrets++
-		case t.IsRegular():
-			if info, err := e.Info(); err == nil && info.Size() <= searchMaxFileBytes {
-				if err := s.file(ctx, rel, rel); err != nil {
-					return err
-				}
-			}
-		case t&fs.ModeSymlink != 0:
-			target, err := sandbox.ResolvePath(s.env.Root, rel)
-			if err != nil {
-				continue // leads outside the workspace
-			}
-			if sandbox.IsSecretPath(rel) || sandbox.IsSecretPath(target) {
-				s.secrets++
-				continue
-			}
-			if fi, err := s.root.Stat(target); err == nil && fi.Mode().IsRegular() && fi.Size() <= searchMaxFileBytes {
-				if err := s.file(ctx, rel, target); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+// bufferedWorkspace is a [tools.Workspace] that says whether it holds an
+// editor buffer for a file (safe for concurrent use). search reads those
+// files through ReadFile and every other one straight from the disk
+// through directory handles; a Workspace without the method has every
+// file read through ReadFile, which is exact but slow.
+type bufferedWorkspace interface {
+	Buffered(rel string) bool
 }
 
-// file searches one file, read through the workspace so unsaved editor
-// buffers count; name is how it is reported, rel where it is read.
-func (s *searcher) file(ctx context.Context, name, rel string) error {
-	if s.files++; s.files > searchMaxFiles {
-		s.stopped = true
-		return nil
+// one searches the single file rel, named by the call.
+func (s *searchRun) one(rel string) {
+	var buf []byte
+	r := s.searchFile(fileJob{rel: rel, via: rel}, &buf)
+	s.out.add(&r)
+}
+
+// matchLine is one matching line, ready to show.
+type matchLine struct {
+	n    int
+	text string
+}
+
+// searchFile reads and searches one file; buf is the worker's buffer.
+func (s *searchRun) searchFile(j fileJob, buf *[]byte) fileResult {
+	r := fileResult{seq: j.seq, rel: j.rel, part: j.part}
+	if j.dir != nil {
+		defer j.dir.release()
 	}
-	b, err := s.env.Workspace.ReadFile(ctx, rel)
-	if err != nil {
-		return ctx.Err() // unreadable files are skipped
+	if s.ctx.Err() != nil || time.Now().After(s.deadline) {
+		r.unsearched = true
+		return r
 	}
-	if len(b) > searchMaxFileBytes || isBinary(b) {
-		return nil
+	b, err := s.read(j, buf)
+	if err != nil || len(b) > searchMaxFileBytes || isBinary(b) {
+		return r
 	}
-	for i, line := range splitLines(string(b)) {
-		if !s.re.MatchString(line) {
-			continue
+	need := s.offset + s.limit
+	s.m.scan(b, func(n int, line []byte) bool {
+		if r.count++; len(r.lines) < need {
+			r.lines = append(r.lines, matchLine{n, cut(strings.TrimSpace(string(line)), searchMaxLineRunes)})
 		}
-		if s.matches == searchMaxMatches {
-			s.more = true
-			return nil
-		}
-		s.matches++
-		fmt.Fprintf(&s.out, "%s:%d: %s\n", displayName(name), i+1, cut(strings.TrimSpace(line), searchMaxLineRunes))
+		return true
+	})
+	return r
+}
+
+// read returns the content of the job's file: from the directory handle,
+// or through the workspace for an open buffer or a symlink's target.
+func (s *searchRun) read(j fileJob, buf *[]byte) ([]byte, error) {
+	if j.dir != nil && !s.buffered(j.rel) {
+		b, err := j.dir.d.ReadFile(j.name, searchMaxFileBytes, *buf)
+		*buf = b
+		return b, err
 	}
-	return nil
+	return s.env.Workspace.ReadFile(s.ctx, j.via)
 }

@@ -1,0 +1,135 @@
+package builtin
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// fileResult is what a worker found in one file.
+type fileResult struct {
+	seq        int
+	rel, part  string
+	count      int         // matching lines
+	lines      []matchLine // the first offset+limit of them
+	unsearched bool        // the budget ran out before the file was read
+}
+
+// searchOut builds the result of a search from the files in walk order:
+// the page of matches [offset, offset+limit), the count of the rest, and
+// what was not searched.
+type searchOut struct {
+	offset, limit int
+	b             strings.Builder
+	total         int // matches seen so far, in walk order
+	moreFiles     int // files with matches after the page
+	walkCounts
+	budgetHit bool
+}
+
+func newSearchOut(offset, limit int) *searchOut {
+	return &searchOut{offset: offset, limit: limit, walkCounts: walkCounts{notSearched: map[string]int{}}}
+}
+
+// collect adds the results in walk order (seq), whatever order they come
+// in; it holds at most the results still in flight.
+func (o *searchOut) collect(results <-chan fileResult) {
+	pending := map[int]*fileResult{}
+	next := 0
+	for r := range results {
+		pending[r.seq] = &r
+		for p, ok := pending[next]; ok; p, ok = pending[next] {
+			delete(pending, next)
+			next++
+			o.add(p)
+		}
+	}
+}
+
+// add counts and shows the matches of one file.
+func (o *searchOut) add(r *fileResult) {
+	if r.unsearched {
+		o.notSearched[r.part]++
+		o.budgetHit = true
+		return
+	}
+	for i := range r.count {
+		idx := o.total
+		o.total++
+		if idx >= o.offset && idx < o.offset+o.limit {
+			l := r.lines[i]
+			fmt.Fprintf(&o.b, "%s:%d: %s\n", displayName(r.rel), l.n, l.text)
+		}
+	}
+	if r.count > 0 && o.total > o.offset+o.limit { // its last match is past the page
+		o.moreFiles++
+	}
+}
+
+// merge adds what the walk counted itself.
+func (o *searchOut) merge(w *walkCounts) {
+	o.secrets += w.secrets
+	o.countCut = w.countCut
+	for k, n := range w.notSearched {
+		o.notSearched[k] += n
+		o.budgetHit = true
+	}
+}
+
+// text is the result for the model.
+func (o *searchOut) text(offset int) string {
+	if o.secrets > 0 {
+		// Issue 10 item 14: a directory search does not read what read_file
+		// would ask about; searching such a file by its path asks.
+		fmt.Fprintf(&o.b, "(%d files that may hold credentials were not searched; name one as path to ask the user)\n", o.secrets)
+	}
+	end := o.offset + o.limit
+	if more := o.total - end; more > 0 {
+		fmt.Fprintf(&o.b, "(more matches cut after %d: %d more in %d %s; call again with offset=%d)\n",
+			end, more, o.moreFiles, plural(o.moreFiles, "file", "files"), end)
+	}
+	if o.budgetHit {
+		o.b.WriteString(o.notSearchedNote())
+	}
+	if o.b.Len() == 0 {
+		if o.total > 0 {
+			return fmt.Sprintf("no matches after offset %d (%d in all)", offset, o.total)
+		}
+		return "no matches"
+	}
+	return strings.TrimSuffix(o.b.String(), "\n")
+}
+
+// notSearchedNote says what the time budget left out, largest parts first.
+func (o *searchOut) notSearchedNote() string {
+	n := 0
+	for _, c := range o.notSearched {
+		n += c
+	}
+	parts := slices.SortedFunc(maps.Keys(o.notSearched), func(a, b string) int {
+		return cmp.Or(cmp.Compare(o.notSearched[b], o.notSearched[a]), strings.Compare(a, b))
+	})
+	var where []string
+	for i, p := range parts {
+		if i == 5 {
+			where = append(where, "…")
+			break
+		}
+		where = append(where, fmt.Sprintf("%s (%d)", displayName(p), o.notSearched[p]))
+	}
+	atLeast := ""
+	if o.countCut {
+		atLeast = "at least "
+	}
+	return fmt.Sprintf("(stopped after %s: %s%d %s not searched, in %s; narrow the path)\n",
+		searchBudget, atLeast, n, plural(n, "file", "files"), strings.Join(where, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
