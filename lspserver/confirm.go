@@ -8,6 +8,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lspserver/command"
 )
 
 // clientCall sends a request to the client and waits until it answers or
@@ -47,9 +49,19 @@ func progressID(id jsonrpc2.ID) protocol.ProgressToken {
 // answer before ctx's deadline, an error, a null answer, a disconnected
 // client or a title that is not one of the actions all return "" — which
 // every caller treats as deny (E7).
+//
+// Clients other than our plugins get the safe answers first (E19): eglot
+// and others pre-select the first action, so Enter must not approve.
 func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, actions ...string) string {
 	params := &protocol.ShowMessageRequestParams{Type: typ, Message: msg}
-	for _, a := range actions {
+	s.mu.Lock()
+	own := s.caps.ownPlugin
+	s.mu.Unlock()
+	offered := actions
+	if !own {
+		offered = safeFirst(actions)
+	}
+	for _, a := range offered {
 		params.Actions = append(params.Actions, protocol.MessageActionItem{Title: a})
 	}
 	var res *protocol.MessageActionItem
@@ -70,6 +82,26 @@ func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, 
 		}
 	}
 	return ""
+}
+
+// safeActions are the answers that change nothing.
+var safeActions = map[string]bool{command.ActionDeny: true, command.ActionNotNow: true}
+
+// safeFirst returns actions with the safe answers first, the others in
+// their order after them.
+func safeFirst(actions []string) []string {
+	out := make([]string, 0, len(actions))
+	for _, a := range actions {
+		if safeActions[a] {
+			out = append(out, a)
+		}
+	}
+	for _, a := range actions {
+		if !safeActions[a] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // logMessage sends window/logMessage; failures only go to the log.

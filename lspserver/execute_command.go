@@ -15,6 +15,9 @@ import (
 	"github.com/agentls/agentls/sandbox"
 )
 
+// executeCommand runs one of agentls's commands (E2, E3). A run's reply
+// waits for its result, unless its argument asks to be detached (E19):
+// then it answers as soon as the run has started (execute_detached.go).
 func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage) (any, error) {
 	var p struct {
 		Command   string            `json:"command"`
@@ -49,6 +52,9 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 		return nil, invalidParams(p.Command + ": " + err.Error())
 	}
 	a.Instruction = instruction
+	if a.Detach {
+		return s.startDetached(ctx, mode, &a)
+	}
 	return rawResult(s.runAgent(ctx, mode, &a))
 }
 

@@ -24,6 +24,14 @@ type Args struct {
 	// conversation. Empty starts a new session. Runs of one session take
 	// turns; runs of different sessions run side by side.
 	SessionID string `json:"sessionId,omitempty" ts:"optional"`
+	// Detach asks for the reply as soon as the run has started, a
+	// [Started], instead of the [Result] at its end; the run then reports
+	// as it goes ($/progress where the client offers it, else
+	// window/showMessage) and its result in a window/showMessage (E19).
+	// The server sets it in the code actions it offers clients that are
+	// not agentls plugins (eglot, Kate, Helix), which time out a request
+	// that waits for a whole run; absent, the reply waits, as before.
+	Detach bool `json:"detach,omitempty" ts:"optional"`
 }
 
 // CancelArgs is the optional argument of [Cancel]; without it every run

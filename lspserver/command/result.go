@@ -21,6 +21,17 @@ type Result struct {
 	Incomplete bool `json:"incomplete,omitempty"`
 }
 
+// Started is the result of [Plan], [Review] and [Execute] with
+// [Args.Detach]: the run has started and goes on after the reply (E19).
+type Started struct {
+	// SessionID names the run's session, for [Cancel] and to continue it.
+	SessionID string `json:"sessionId"`
+	// RunID names the run in its session, for [Revert].
+	RunID string `json:"runId"`
+	// Started is always true: it tells this reply from a [Result].
+	Started bool `json:"started"`
+}
+
 // Status is how a run ended.
 type Status string
 
