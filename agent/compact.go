@@ -39,17 +39,20 @@ func (b *compactState) observe(u Usage, n int) {
 }
 
 // estimate is the token count of a request with msgs and specs: the
+// larger of two readings, so that compaction never depends on the model's
+// honesty (issue 27 item 3) — 4 bytes a token for everything, and the
 // reported usage of the last request plus 4 bytes a token for what came
-// after it, or 4 bytes a token for everything.
+// after it. A server that reports no usage, or too little, still compacts.
 func (b *compactState) estimate(msgs []Message, specs []ToolSpec) int {
-	if b.lastPrompt > 0 && b.lastLen <= len(msgs) {
-		return int(b.lastPrompt) + messageBytes(msgs[b.lastLen:])/4
-	}
 	n := messageBytes(msgs)
 	for _, s := range specs {
 		n += len(s.Name) + len(s.Description) + len(s.Parameters)
 	}
-	return n / 4
+	est := n / 4
+	if b.lastPrompt > 0 && b.lastLen <= len(msgs) {
+		est = max(est, int(b.lastPrompt)+messageBytes(msgs[b.lastLen:])/4)
+	}
+	return est
 }
 
 func messageBytes(msgs []Message) int {

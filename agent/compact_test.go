@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/prompts"
+	"github.com/agentls/agentls/tools"
 )
 
 // compactRequests returns the requests of m that carried no tools: the
@@ -198,6 +200,40 @@ func TestCompact_A9_Estimate(t *testing.T) {
 	if got := b.estimate(msgs, nil); got < 5100 || got > 5110 {
 		t.Errorf("estimate with usage = %d", got)
 	}
+}
+
+// TestCompact_A9_UnderReportedUsage (issue 27 item 3): a server that
+// reports far too few prompt tokens does not keep the conversation from
+// compacting: the byte estimate counts as well, and the larger wins.
+func TestCompact_A9_UnderReportedUsage(t *testing.T) {
+	msgs := []Message{user(strings.Repeat("a", 40000))}
+	var b compactState
+	b.observe(Usage{PromptTokens: 3}, 1)
+	if got := b.estimate(msgs, nil); got < 10000 {
+		t.Errorf("estimate with usage 3 for 40,000 bytes = %d, want the byte estimate (≈10,000)", got)
+	}
+	m := &scripted{resps: []*Response{
+		{ToolCalls: []ToolCall{{ID: "a", Name: "read_file", Arguments: `{"path":"a.go"}`}}, Usage: Usage{PromptTokens: 1}},
+		{ToolCalls: []ToolCall{{ID: "b", Name: "read_file", Arguments: `{"path":"b.go"}`}}, Usage: Usage{PromptTokens: 1}},
+		{Content: "Read a.go and b.go; next: answer."},
+		{Content: "done"},
+	}}
+	big := &bigResults{size: 3000}
+	out := Run(t.Context(), &RunOptions{Model: m, Tools: big, ContextTokens: 1000, Mode: ModePlan,
+		Task: prompts.TaskData{Instruction: "look"}})
+	if out.Status != StatusDone || out.Compactions != 1 {
+		t.Fatalf("a model that under-reports its usage: status %s, %d compactions, want one", out.Status, out.Compactions)
+	}
+}
+
+// bigResults answers every read_file with size bytes.
+type bigResults struct {
+	fakeRunner
+	size int
+}
+
+func (b *bigResults) Call(ctx context.Context, name, args string) (tools.Result, error) {
+	return tools.Result{Content: strings.Repeat("x", b.size)}, nil
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
