@@ -67,6 +67,14 @@
 // processes, holds an advisory lock on the file for the run. Runs of
 // different sessions do not wait for each other.
 //
+// # Lifetime
+//
+// [Store.New] and [Store.Session] hand out references; [Session.Release]
+// gives one back, and the last one closes the session's log and drops it
+// from memory (release.go): a server that runs for days holds only the
+// sessions its commands are using, and a run that continues a session
+// reads it again from its log. A store in memory keeps its sessions.
+//
 // # Checkpoints
 //
 // Before a run changes a file, [Run.Keep] stores its old content under
