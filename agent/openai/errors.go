@@ -9,11 +9,21 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/agentls/agentls/agent"
 )
+
+// seconds is d as the README and the settings say it: "60s", not
+// "1m0s"; a duration that is not whole seconds as Go writes it.
+func seconds(d time.Duration) string {
+	if d%time.Second != 0 {
+		return d.String()
+	}
+	return fmt.Sprintf("%ds", d/time.Second)
+}
 
 // classify turns a failure of one Stream call into an error wrapping the
 // right sentinel (A5). ctx is the caller's context, callCtx the call's own
@@ -24,9 +34,9 @@ func (m *Model) classify(ctx, callCtx context.Context, w *watch, err error) erro
 	}
 	switch context.Cause(callCtx) {
 	case errStalled:
-		return fmt.Errorf("%w: %w: no data for %s", agent.ErrModelUnavailable, agent.ErrModelStalled, m.stall)
+		return fmt.Errorf("%w: %w: no data for %s", agent.ErrModelUnavailable, agent.ErrModelStalled, seconds(m.stall))
 	case errTimedOut:
-		return fmt.Errorf("%w: timed out after %s", agent.ErrModelUnavailable, m.timeout)
+		return fmt.Errorf("%w: timed out after %s", agent.ErrModelUnavailable, seconds(m.timeout))
 	}
 	if w == nil {
 		return fmt.Errorf("%w: %s", agent.ErrModelUnavailable, clean(m.redact(err.Error()), 300))
