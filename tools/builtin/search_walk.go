@@ -53,6 +53,10 @@ type fileJob struct {
 	part string  // the top of rel below the searched directory, for "not searched"
 }
 
+// searchWalkHook, when set by a test, runs after each directory is listed
+// and before its entries are handed out or entered.
+var searchWalkHook func(dir string)
+
 // dirRef is an open directory shared by the walker and the jobs of its
 // files; the last one done closes it.
 type dirRef struct {
@@ -114,6 +118,9 @@ func (s *searchRun) walkDir(d *dirRef, rel string, ign ignoreStack, jobs chan<- 
 		return nil // unreadable: skip it
 	}
 	ign = ign.with(s.readIgnore(d.d, rel, ents))
+	if searchWalkHook != nil {
+		searchWalkHook(rel)
+	}
 	for _, e := range ents {
 		if err := s.ctx.Err(); err != nil {
 			return err
