@@ -11,7 +11,7 @@ import (
 )
 
 // approver implements tools.Approver with window/showMessageRequest (E7):
-// Approve / Deny / Always allow in this session (Approve / Deny alone,
+// Approve / Deny / Always allow while agentls runs (Approve / Deny alone,
 // after the warning, for a control file: E15). The gateway bounds ctx by
 // the policy's approval timeout; no answer by then, an error, a disconnect
 // or an unknown title is a deny.

@@ -66,9 +66,10 @@ const (
 	ActionApproveControl = "Approve control-file change"
 	// ActionDeny declines it.
 	ActionDeny = "Deny"
-	// ActionAlwaysAllow approves it and every call like it for the rest
-	// of the connection.
-	ActionAlwaysAllow = "Always allow in this session"
+	// ActionAlwaysAllow approves it and every call like it for as long
+	// as this server process runs (the editor's connection to it), not
+	// the agentls session the run belongs to: the title says so (E18).
+	ActionAlwaysAllow = "Always allow while agentls runs"
 	// ActionModify asks to edit the proposed text first (human_confirm);
 	// offered only to clients with [ClientCapabilities.EditText].
 	ActionModify = "Edit…"

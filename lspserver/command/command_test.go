@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -71,5 +72,14 @@ func TestArgs_Decode(t *testing.T) {
 	}
 	if _, err := decode(`{"uri":"file:///w","prompt":"x"}`); err == nil {
 		t.Error("an unknown field was accepted")
+	}
+}
+
+// E18 (issue 24 item 7): "always" lasts as long as the server process,
+// not the agentls session a run belongs to; the answer's title must not
+// say "session", which users read as the latter.
+func TestActionAlwaysAllow_E18_SaysItsScope(t *testing.T) {
+	if strings.Contains(strings.ToLower(ActionAlwaysAllow), "session") || !strings.Contains(ActionAlwaysAllow, "agentls runs") {
+		t.Errorf("ActionAlwaysAllow = %q: say it lasts while agentls runs", ActionAlwaysAllow)
 	}
 }
