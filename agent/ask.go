@@ -62,6 +62,10 @@ func (r *run) ask(ctx context.Context, req *Request, turn int) (*Response, error
 			}
 			return resp, nil
 		case whyFatal:
+			if r.dropImages(req, err, turn) {
+				attempt = 0 // the text alone is a new first try
+				continue
+			}
 			return nil, err
 		}
 		if attempt == 1 {
@@ -143,4 +147,25 @@ func validCalls(calls []ToolCall) bool {
 		}
 	}
 	return true
+}
+
+// dropImages takes the images out of a request the model refused (a
+// client error, such as a model without vision), so that the text alone
+// is sent, with a warning; false when the request had none (A12).
+func (r *run) dropImages(req *Request, err error, turn int) bool {
+	if !errors.Is(err, ErrModel) {
+		return false
+	}
+	dropped := false
+	for i := range req.Messages {
+		if m := &req.Messages[i]; len(m.Images) > 0 {
+			m.Content += imagesText(m.Images) + " (not sent: the model refused images)"
+			m.Images, dropped = nil, true
+		}
+	}
+	if dropped {
+		r.emit(Event{Kind: EventWarning, Turn: turn, Code: "images_refused",
+			Message: "the model refused the request with images (" + clip(err.Error(), 200) + "); sending the text alone"})
+	}
+	return dropped
 }

@@ -58,7 +58,7 @@ func (b *compactState) estimate(msgs []Message, specs []ToolSpec) int {
 func messageBytes(msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += 8 + len(m.Content) + len(m.ToolCallID)
+		n += 8 + len(m.Content) + len(m.ToolCallID) + 4*imageTokens*len(m.Images)
 		for _, c := range m.ToolCalls {
 			n += 16 + len(c.ID) + len(c.Name) + len(c.Arguments)
 		}

@@ -32,7 +32,15 @@ var ErrPathRefused = errors.New("path refused")
 // right after the reference, whose text stays as it was. A nil read
 // inlines nothing. The events say what happened, for the observer.
 func ExpandInput(ctx context.Context, instruction string, read func(ctx context.Context, path string) ([]byte, error)) (string, []Event) {
+	text, _, events := ReadInput(ctx, instruction, read)
+	return text, events
+}
+
+// ReadInput is [ExpandInput] that also returns the pictures the
+// instruction references (input_image.go), to be sent as image parts.
+func ReadInput(ctx context.Context, instruction string, read func(ctx context.Context, path string) ([]byte, error)) (string, []Image, []Event) {
 	var events []Event
+	var images []Image
 	if n := utf8.RuneCountInString(instruction); n > MaxInputChars {
 		cut := 0
 		for i := range instruction {
@@ -47,7 +55,7 @@ func ExpandInput(ctx context.Context, instruction string, read func(ctx context.
 			Message: fmt.Sprintf("the input has %d characters; cut at %d: split it into smaller requests", n, MaxInputChars)})
 	}
 	if read == nil {
-		return instruction, events
+		return instruction, nil, events
 	}
 	var text, files strings.Builder
 	last, total, count := 0, 0, 0
@@ -67,6 +75,12 @@ func ExpandInput(ctx context.Context, instruction string, read func(ctx context.
 			continue
 		}
 		done[path] = true
+		if isImageRef(path) {
+			var ev Event
+			images, ev = attachImage(ctx, &text, path, images, read)
+			events = append(events, ev)
+			continue
+		}
 		note, ev := "", Event{Kind: EventWarning}
 		data, err := []byte(nil), error(nil)
 		if count >= maxRefs || total >= maxRefTotal {
@@ -111,7 +125,31 @@ func ExpandInput(ctx context.Context, instruction string, read func(ctx context.
 		text.WriteString("\n\nReferenced files:\n")
 		text.WriteString(files.String())
 	}
-	return strings.TrimRight(text.String(), "\n"), events
+	return strings.TrimRight(text.String(), "\n"), images, events
+}
+
+// attachImage reads the picture at p and adds it to images, or notes
+// after the reference why it cannot be sent.
+func attachImage(ctx context.Context, text *strings.Builder, p string, images []Image, read func(context.Context, string) ([]byte, error)) ([]Image, Event) {
+	img, why := readImage(ctx, p, len(images), read)
+	if why != "" {
+		fmt.Fprintf(text, " [Unable to read image: %s]", why)
+		return images, Event{Kind: EventWarning, Code: "image_unreadable", Message: "Unable to read image: " + why}
+	}
+	text.WriteString(" [image attached]")
+	return append(images, img), Event{Kind: EventInput,
+		Message: fmt.Sprintf("attached the image %s (%s, %d bytes)", clip(p, 200), img.MIME, len(img.Data))}
+}
+
+// refReadError says in a few words why a reference could not be read.
+func refReadError(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "file not found"
+	case errors.Is(err, ErrPathRefused), errors.Is(err, fs.ErrPermission):
+		return "refused: outside the workspace"
+	}
+	return "could not be read"
 }
 
 // fenceFor returns a backtick fence longer than any run of backticks in s,
@@ -129,11 +167,11 @@ func fenceFor(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-// expandInput applies ExpandInput to the task and reports its events.
-func (r *run) expandInput(ctx context.Context, instruction string) string {
-	out, events := ExpandInput(ctx, instruction, r.opts.ReadRef)
+// expandInput applies ReadInput to the task and reports its events.
+func (r *run) expandInput(ctx context.Context, instruction string) (string, []Image) {
+	out, images, events := ReadInput(ctx, instruction, r.opts.ReadRef)
 	for _, e := range events {
 		r.emit(e)
 	}
-	return out
+	return out, images
 }

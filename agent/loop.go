@@ -175,14 +175,15 @@ func (r *run) loop(ctx context.Context) *Outcome {
 		sys = prompts.System(prompts.SystemData{Brief: r.opts.Mode.Brief()})
 	}
 	task := r.opts.Task
-	task.Instruction = r.expandInput(ctx, task.Instruction)
+	var images []Image
+	task.Instruction, images = r.expandInput(ctx, task.Instruction)
 	r.msgs = []Message{{Role: RoleSystem, Content: sys}}
 	for _, m := range r.opts.History {
 		if m.Role != RoleSystem {
 			r.msgs = append(r.msgs, m)
 		}
 	}
-	r.msgs = append(r.msgs, Message{Role: RoleUser, Content: prompts.Task(task)})
+	r.msgs = append(r.msgs, Message{Role: RoleUser, Content: prompts.Task(task), Images: images})
 	r.checkpoint()
 	toolCtx := withCaller(ctx, r.depth)
 	for turn := 1; ; turn++ {

@@ -24,6 +24,17 @@ type Message struct {
 	Content    string     `json:"content,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant only
 	ToolCallID string     `json:"tool_call_id,omitempty"` // tool only
+	// Images go with a user message as image parts (A12): the pictures
+	// the user referenced with @path.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is one picture of a user message: its type, checked by its
+// magic bytes, and its bytes.
+type Image struct {
+	MIME string `json:"mime"` // image/png, image/jpeg, image/gif or image/webp
+	Path string `json:"path"` // the workspace path it was read from
+	Data []byte `json:"data"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the raw text the

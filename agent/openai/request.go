@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -48,7 +49,10 @@ func (m *Model) message(msg *agent.Message) (openai.ChatCompletionMessageParamUn
 	case agent.RoleSystem:
 		return openai.SystemMessage(msg.Content), nil
 	case agent.RoleUser:
-		return openai.UserMessage(msg.Content), nil
+		if len(msg.Images) == 0 {
+			return openai.UserMessage(msg.Content), nil
+		}
+		return openai.UserMessage(userParts(msg)), nil
 	case agent.RoleTool:
 		return openai.ToolMessage(msg.Content, msg.ToolCallID), nil
 	case agent.RoleAssistant:
@@ -85,4 +89,15 @@ func (m *Model) historyArguments(tc *agent.ToolCall) string {
 	m.log.Debug("Replaced invalid tool-call arguments in history",
 		slog.String("tool_call_id", tc.ID), slog.Int("bytes", len(tc.Arguments)))
 	return "{}"
+}
+
+// userParts is a user message with images as content parts: its text,
+// then each image as a base64 data URL (A12).
+func userParts(msg *agent.Message) []openai.ChatCompletionContentPartUnionParam {
+	parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(msg.Content)}
+	for _, im := range msg.Images {
+		url := "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	}
+	return parts
 }
