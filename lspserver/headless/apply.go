@@ -130,7 +130,7 @@ func (c *client) confirmHunks(rel string, all []protocol.TextEdit, ids []protoco
 			label = a.Label
 		}
 		if annotated && (a.NeedsConfirmation == nil || !*a.NeedsConfirmation) {
-			c.out.approval("Apply "+label+"?", command.ActionApprove, "allowed by policy")
+			c.out.approval("Apply "+label+"?", command.ActionApprove, decisionApproved, "approved (allowed by policy)")
 			keep = append(keep, all[i])
 			continue
 		}
@@ -197,7 +197,7 @@ func (c *client) deleteFile(op *protocol.DeleteFile, notes map[protocol.ChangeAn
 	}
 	question := "Delete " + rel + "?"
 	if a, ok := notes[op.AnnotationID]; ok && op.AnnotationID != "" && (a.NeedsConfirmation == nil || !*a.NeedsConfirmation) {
-		c.out.approval(question, command.ActionApprove, a.Label)
+		c.out.approval(question, command.ActionApprove, decisionApproved, "approved ("+a.Label+")")
 	} else if !c.confirm(question) {
 		return false, "rejected by the user"
 	}

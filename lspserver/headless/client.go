@@ -21,7 +21,6 @@ import (
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/transport"
-	"github.com/agentls/agentls/sandbox"
 )
 
 // Approve says how the client answers questions.
@@ -44,18 +43,34 @@ type Options struct {
 	SessionID   string // optional: continue this session (A16)
 	Approve     Approve
 	JSON        bool
-	Stdin       io.Reader
-	Stdout      io.Writer
-	Stderr      io.Writer
-	Server      *lspserver.Options
+	// Spinner shows what the run waits for on Stderr, a terminal (text
+	// only; never set it for a pipe or a file).
+	Spinner bool
+	// FailOn (review): error, warning, info or hint; a finding at or
+	// above it makes the exit code ExitFindings.
+	FailOn string
+	// SARIF (review): Stdout gets the findings as one SARIF 2.1.0 log;
+	// what the run prints goes to Stderr.
+	SARIF bool
+	// Version names agentls in the SARIF log.
+	Version string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Server  *lspserver.Options
 }
 
 // Run starts the server in-process, runs one command and returns its
 // result. The error is non-nil when the command failed on the wire (the
 // server's RequestFailed, bad arguments) or the connection broke.
 func Run(ctx context.Context, o *Options) (*command.Result, error) {
+	return run(ctx, o, nil)
+}
+
+// run is Run with the client's printer given (nil: its own).
+func run(ctx context.Context, o *Options, p *printer) (*command.Result, error) {
 	var res command.Result
-	err := connect(ctx, o, func(c *client) error {
+	err := connect(ctx, o, p, func(c *client) error {
 		r, err := c.execute(ctx)
 		if r != nil {
 			res = *r
@@ -70,10 +85,13 @@ func Run(ctx context.Context, o *Options) (*command.Result, error) {
 
 // connect starts the server in-process, connects to it, initializes it,
 // runs do and shuts the server down.
-func connect(ctx context.Context, o *Options, do func(c *client) error) error {
+func connect(ctx context.Context, o *Options, p *printer, do func(c *client) error) error {
 	c, err := newClient(o)
 	if err != nil {
 		return err
+	}
+	if p != nil {
+		c.out = p
 	}
 	srvSide, cliSide := net.Pipe()
 	srvDone := make(chan error, 1)
@@ -197,8 +215,17 @@ func newClient(o *Options) (*client, error) {
 	if o.Approve == "" {
 		o.Approve = ApproveNever
 	}
-	return &client{o: o, root: root, out: &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr}, in: bufio.NewReader(o.Stdin),
-		ctx: context.Background()}, nil
+	return &client{o: o, root: root, out: newPrinter(o), in: bufio.NewReader(o.Stdin), ctx: context.Background()}, nil
+}
+
+// newPrinter is the printer of o: under SARIF what the run prints goes
+// to stderr, as text, and stdout is the log's alone.
+func newPrinter(o *Options) *printer {
+	p := &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr, brief: o.Approve == ApproveAsk}
+	if o.SARIF {
+		p.json, p.w = false, o.Stderr
+	}
+	return p
 }
 
 func (c *client) initParams() *protocol.InitializeParams {
@@ -237,7 +264,7 @@ func (c *client) execute(ctx context.Context) (*command.Result, error) {
 	}
 	arg := command.Args{Target: command.Target{URI: uri.File(target).String()}, Instruction: c.o.Instruction, SessionID: c.o.SessionID}
 	if c.o.Range != "" {
-		r, err := parseRange(c.o.Range)
+		r, err := ParseRange(c.o.Range)
 		if err != nil {
 			return nil, err
 		}
@@ -263,37 +290,22 @@ func (c *client) execute(ctx context.Context) (*command.Result, error) {
 	return &res, nil
 }
 
-// parseRange turns "L1:C1-L2:C2" (1-based, as editors show them) into an
-// LSP range.
-func parseRange(s string) (*protocol.Range, error) {
+// ErrUsage marks an error in the command line (exit code ExitUsage).
+var ErrUsage = errors.New("bad command line")
+
+// ParseRange turns "L1:C1-L2:C2" (1-based, as editors show them) into an
+// LSP range; a bad one is an ErrUsage.
+func ParseRange(s string) (*protocol.Range, error) {
 	var l1, c1, l2, c2 int
-	if n, err := fmt.Sscanf(s, "%d:%d-%d:%d", &l1, &c1, &l2, &c2); err != nil || n != 4 || l1 < 1 || c1 < 1 || l2 < l1 || c2 < 1 {
-		return nil, fmt.Errorf("--range %q: want L1:C1-L2:C2 with 1-based lines and columns", s)
+	var rest string
+	n, _ := fmt.Sscanf(s+" end", "%d:%d-%d:%d %s", &l1, &c1, &l2, &c2, &rest)
+	if n != 5 || rest != "end" || l1 < 1 || c1 < 1 || l2 < l1 || c2 < 1 || (l2 == l1 && c2 < c1) {
+		return nil, fmt.Errorf("%w: --range %q: want L1:C1-L2:C2, 1-based lines and columns, the end not before the start", ErrUsage, s)
 	}
 	pos := func(l, c int) protocol.Position {
 		return protocol.Position{Line: uint32(l - 1), Character: uint32(c - 1)}
 	}
 	return &protocol.Range{Start: pos(l1, c1), End: pos(l2, c2)}, nil
-}
-
-// Exec runs one command, prints its result and returns the process exit
-// code: 0 when the run is done, 1 when it failed or was cancelled.
-func Exec(ctx context.Context, o *Options) int {
-	res, err := Run(ctx, o)
-	p := &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr}
-	if err != nil {
-		if p.json {
-			p.event(errorEvent{Data: wireData(err), Message: err.Error(), Type: "error"})
-		} else {
-			fmt.Fprintf(o.Stderr, "agentls: %s\n", sandbox.VisibleText(err.Error()))
-		}
-		return 1
-	}
-	p.result(res)
-	if res.Status != command.StatusDone {
-		return 1
-	}
-	return 0
 }
 
 // wireData returns the data member of a JSON-RPC error, if any.

@@ -176,7 +176,7 @@ func TestHeadless_Issue21_FilesLanded_JSON(t *testing.T) {
 // files in either form.
 func TestHeadless_Issue21_FilesLanded_Refused(t *testing.T) {
 	dir, stdout, stderr, code := landed(t, headless.Options{Approve: headless.ApproveNever})
-	if code != 0 {
+	if code != headless.ExitNotLanded { // A19: the command proposed was denied
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "  ✗ run_command "+landCommand+" refused: approval_denied") {

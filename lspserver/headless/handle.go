@@ -105,15 +105,17 @@ func (c *client) decide(question string, actions []string) string {
 		if control {
 			// E15: a change to a file that runs outside the sandbox is
 			// asked one by one, so a blanket yes never answers it.
-			c.out.approval(question, "", "denied: --approve=all never approves control files; use --approve=ask")
+			c.out.approval(question, "", decisionDenied, "denied: --approve=all never approves control files; use --approve=ask")
 			return ""
 		}
-		c.out.approval(question, approve, "approved (--approve=all)")
+		c.out.approval(question, approve, decisionApproved, "approved (--approve=all)")
 		return approve
 	case ApproveNever:
-		c.out.approval(question, "", "denied (--approve=never)")
+		c.out.approval(question, "", decisionDenied, "denied (--approve=never)")
 		return ""
 	}
+	resume := c.out.pauseSpinner()
+	defer resume()
 	// T22: the question holds the model's text (a command, a human_confirm
 	// question and its text), shown with its control characters visible.
 	fmt.Fprintf(c.o.Stderr, "\n%s\n", sandbox.VisibleText(question))
@@ -124,17 +126,32 @@ func (c *client) decide(question string, actions []string) string {
 	line, err := c.readLine()
 	if c.ctx.Err() != nil {
 		fmt.Fprintf(c.o.Stderr, "\ncancelled\n")
-		c.out.approval(question, "", "cancelled: denied")
+		c.out.approval(question, "", decisionDenied, "denied (cancelled)")
 		return ""
 	}
 	_ = err // EOF: no answer, a deny
 	var n int
 	if _, err := fmt.Sscanf(strings.TrimSpace(line), "%d", &n); err == nil && n >= 1 && n <= len(actions) {
-		c.out.approval(question, actions[n-1], "answered on the terminal")
+		decision, how := answered(actions[n-1])
+		c.out.approval(question, actions[n-1], decision, how)
 		return actions[n-1]
 	}
-	c.out.approval(question, "", "no answer: denied")
+	c.out.approval(question, "", decisionDenied, "denied (no answer)")
 	return ""
+}
+
+// answered is the decision an action picked on the terminal stands for,
+// and the words the echo says it in.
+func answered(action string) (decision, how string) {
+	switch action {
+	case command.ActionDeny, command.ActionNotNow:
+		return decisionDenied, "denied on the terminal"
+	case command.ActionModify:
+		return decisionEdit, "to be edited on the terminal"
+	case command.ActionAlwaysAllow:
+		return decisionApproved, "approved on the terminal, for the rest of the session"
+	}
+	return decisionApproved, "approved on the terminal"
 }
 
 // confirm asks a yes/no question about a hunk.
@@ -151,6 +168,8 @@ func (c *client) editText(params jsonrpc2.RawMessage) (any, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	resume := c.out.pauseSpinner()
+	defer resume()
 	fmt.Fprintf(c.o.Stderr, "\n%s\ncurrent: %s\nnew text (empty keeps it): ", sandbox.VisibleText(p.Prompt), sandbox.VisibleText(p.Text))
 	line, err := c.readLine()
 	if (err != nil && line == "") || c.ctx.Err() != nil {
@@ -159,6 +178,6 @@ func (c *client) editText(params jsonrpc2.RawMessage) (any, error) {
 	if line = strings.TrimRight(line, "\r\n"); line == "" {
 		line = p.Text
 	}
-	c.out.approval(p.Prompt, line, "edited on the terminal")
+	c.out.approval(p.Prompt, line, decisionEdited, "edited on the terminal")
 	return &command.EditTextResult{Text: &line}, nil
 }

@@ -25,7 +25,18 @@ type printer struct {
 	json bool
 	w    io.Writer
 	errw io.Writer
-	mu   sync.Mutex // keeps lines whole
+	// brief: the person at the terminal saw each question whole
+	// (--approve=ask), so its echo is its first line.
+	brief bool
+	mu    sync.Mutex // keeps lines whole; guards what follows
+	// spin is the spinner on a terminal's stderr (nil: none).
+	spin *spinner
+	// midLine: the model's streamed text left stdout in mid-line.
+	midLine bool
+	// textTurn and streamed are the text streamed in the model's latest
+	// turn, which the result's summary need not repeat.
+	textTurn int
+	streamed strings.Builder
 }
 
 // The --json events. Their fields are in alphabetical order, the order the
@@ -47,11 +58,21 @@ type (
 		Path string `json:"path"`
 		Type string `json:"type"`
 	}
+	// approvalEvent is a question answered: Decision is approved,
+	// denied, edit (the person chose to edit the text) or edited; Answer
+	// the action (or the edited text), How who decided and why.
 	approvalEvent struct {
 		Answer   string `json:"answer"`
+		Decision string `json:"decision"`
 		How      string `json:"how"`
 		Question string `json:"question"`
 		Type     string `json:"type"`
+	}
+	// warningEvent is a warning the server sent (window/logMessage or
+	// window/showMessage of type Warning).
+	warningEvent struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
 	}
 	// diagnosticsEvent carries the server's publishDiagnostics params as
 	// they came.
@@ -77,7 +98,18 @@ func (p *printer) event(v any) {
 func (p *printer) text(w io.Writer, format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.breakLine()
 	fmt.Fprintf(w, format, args...)
+}
+
+// breakLine, with p.mu held, makes room for a line: the spinner's is
+// cleared, and a line of the model's text is ended.
+func (p *printer) breakLine() {
+	p.spin.clear()
+	if p.midLine {
+		fmt.Fprint(p.w, "\n")
+		p.midLine = false
+	}
 }
 
 func (p *printer) progress(kind, title, msg string) {
@@ -96,6 +128,10 @@ func (p *printer) progress(kind, title, msg string) {
 var levels = map[int]string{1: "error", 2: "warning", 3: "info", 4: "log"}
 
 func (p *printer) log(typ int, msg string) {
+	if p.json && typ == int(protocol.MessageTypeWarning) {
+		p.event(warningEvent{Message: msg, Type: "warning"})
+		return
+	}
 	if p.json {
 		p.event(logEvent{Level: levels[typ], Message: msg, Type: "log"})
 		return
@@ -114,16 +150,46 @@ func (p *printer) diff(path, d string) {
 	p.text(p.w, "\nProposed change to %s:\n%s\n", sandbox.Visible(path), sandbox.VisibleText(d))
 }
 
-func (p *printer) approval(question, answer, how string) {
+// The decisions of an approval event.
+const (
+	decisionApproved = "approved"
+	decisionDenied   = "denied"
+	decisionEdit     = "edit"
+	decisionEdited   = "edited"
+)
+
+// maxQuestionLines bounds the lines of a question its echo repeats.
+const maxQuestionLines = 12
+
+// approval echoes a question and its answer: in text, the question (all
+// of it unless the person saw it on the terminal: the command, the
+// file) and the decision; with --json an approval event.
+func (p *printer) approval(question, answer, decision, how string) {
 	if p.json {
-		p.event(approvalEvent{Answer: answer, How: how, Question: question, Type: "approval"})
+		p.event(approvalEvent{Answer: answer, Decision: decision, How: how, Question: question, Type: "approval"})
 		return
 	}
-	q := question
-	if i := strings.IndexByte(q, '\n'); i >= 0 {
-		q = q[:i]
+	lines := strings.Split(strings.TrimRight(question, "\n"), "\n")
+	if p.brief {
+		lines = lines[:1]
 	}
-	p.text(p.w, "? %s → %s\n", sandbox.Visible(q), sandbox.Visible(how))
+	if len(lines) == 1 {
+		p.text(p.w, "? %s → %s\n", sandbox.Visible(lines[0]), sandbox.Visible(how))
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "? %s\n", sandbox.Visible(lines[0]))
+	for i, l := range lines[1:] {
+		if i == maxQuestionLines {
+			fmt.Fprintf(&b, "  … %d more lines\n", len(lines)-1-i)
+			break
+		}
+		if l != "" {
+			fmt.Fprintf(&b, "  %s\n", sandbox.Visible(l))
+		}
+	}
+	fmt.Fprintf(&b, "  → %s\n", sandbox.Visible(how))
+	p.text(p.w, "%s", b.String())
 }
 
 func (p *printer) diagnostics(root string, params []byte) {
@@ -172,7 +238,7 @@ func (p *printer) result(r *command.Result) {
 		return
 	}
 	p.text(p.w, "\n%s (session %s, run %s)\n", sandbox.Visible(string(r.Status)), sandbox.Visible(r.SessionID), sandbox.Visible(r.RunID))
-	if r.Summary != "" {
+	if r.Summary != "" && !p.streamedSummary(r.Summary) {
 		p.text(p.w, "%s\n", sandbox.VisibleText(r.Summary))
 	}
 	for _, f := range r.Findings {

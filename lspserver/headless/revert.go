@@ -3,7 +3,7 @@ package headless
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 
 	"go.lsp.dev/protocol"
 
@@ -17,7 +17,7 @@ import (
 // returns the exit code: 0 when every file was restored, 1 otherwise.
 func Revert(ctx context.Context, o *Options, a *command.RevertArgs) int {
 	var res command.RevertResult
-	err := connect(ctx, o, func(c *client) error {
+	err := connect(ctx, o, nil, func(c *client) error {
 		raw, err := json.Marshal(a)
 		if err != nil {
 			return err
@@ -41,13 +41,18 @@ func Revert(ctx context.Context, o *Options, a *command.RevertArgs) int {
 	return 0
 }
 
-// failure prints a command's wire error.
+// failure prints a command's wire error; a run cancelled (Ctrl-C) says
+// so in plain words.
 func (p *printer) failure(err error) {
+	msg := err.Error()
+	if errors.Is(err, context.Canceled) {
+		msg = "cancelled"
+	}
 	if p.json {
-		p.event(errorEvent{Data: wireData(err), Message: err.Error(), Type: "error"})
+		p.event(errorEvent{Data: wireData(err), Message: msg, Type: "error"})
 		return
 	}
-	fmt.Fprintf(p.errw, "agentls: %s\n", sandbox.VisibleText(err.Error()))
+	p.text(p.errw, "agentls: %s\n", sandbox.VisibleText(msg))
 }
 
 // revert prints a revert's result.

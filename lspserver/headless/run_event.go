@@ -11,9 +11,10 @@ import (
 )
 
 // The run view of the terminal (E16, E18, A19; see the package doc): of
-// the agentls/runEvent notifications the client prints each tool call's
-// outcome, as the editors' run views do. The model's text is printed
-// once, as the result's summary.
+// the agentls/runEvent notifications the client prints the model's text
+// as it streams and each tool call's outcome, as the editors' run views
+// do, and shows on the spinner what the run waits for. With --json each
+// is an event: text, tool_call, tool_result.
 
 // toolResultEvent is the --json event of a tool call's outcome. A
 // command's landed files are in Files (never null): path is
@@ -34,13 +35,86 @@ type toolResultEvent struct {
 	Type     string                `json:"type"`
 }
 
-// runEvent prints the events of agentls/runEvent the terminal shows.
+// toolCallEvent is the --json event of a tool call about to be checked
+// and run; its tool_result follows.
+type toolCallEvent struct {
+	Depth int    `json:"depth"`
+	Tool  string `json:"tool"`
+	Turn  int    `json:"turn"`
+	Type  string `json:"type"`
+}
+
+// textEvent is the --json event of a piece of the model's answer, as it
+// streams; the pieces of a turn joined are its text.
+type textEvent struct {
+	Text string `json:"text"`
+	Turn int    `json:"turn"`
+	Type string `json:"type"`
+}
+
+// runEvent prints the events of agentls/runEvent. Log events are not:
+// the same messages come as window/logMessage.
 func (c *client) runEvent(params json.RawMessage) {
 	var e command.RunEvent
-	if json.Unmarshal(params, &e) != nil || e.Kind != command.RunToolResult {
+	if json.Unmarshal(params, &e) != nil {
 		return
 	}
-	c.out.toolResult(&e)
+	switch e.Kind {
+	case command.RunStarted:
+		c.out.waitFor("waiting for the model")
+	case command.RunText:
+		c.out.modelText(e.Turn, e.Text)
+	case command.RunToolCall:
+		c.out.toolCall(&e)
+	case command.RunToolResult:
+		c.out.toolResult(&e)
+		c.out.waitFor("waiting for the model")
+	case command.RunEnded:
+		c.out.waitFor("")
+	}
+}
+
+// modelText prints a piece of the model's answer as it comes: the
+// spinner gives way to it.
+func (p *printer) modelText(turn int, text string) {
+	if p.json {
+		p.event(textEvent{Text: text, Turn: turn, Type: "text"})
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.spin.set("")
+	if turn != p.textTurn {
+		p.textTurn = turn
+		p.streamed.Reset()
+	}
+	p.streamed.WriteString(text)
+	out := sandbox.VisibleText(text)
+	fmt.Fprint(p.w, out)
+	if out != "" {
+		p.midLine = !strings.HasSuffix(out, "\n")
+	}
+}
+
+// streamedSummary reports whether the model's last streamed turn was
+// summary: the text printed it already.
+func (p *printer) streamedSummary(summary string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.TrimSpace(p.streamed.String()) == strings.TrimSpace(summary)
+}
+
+// toolCall is a tool call starting: an event, or the spinner's label.
+func (p *printer) toolCall(e *command.RunEvent) {
+	if p.json {
+		p.event(toolCallEvent{Depth: e.Depth, Tool: e.Tool, Turn: e.Turn, Type: "tool_call"})
+		return
+	}
+	label := "running " + sandbox.Visible(e.Tool)
+	if e.Depth > 0 {
+		label = "sub-agent: " + label
+	}
+	p.waitFor(label)
 }
 
 func (p *printer) toolResult(e *command.RunEvent) {
@@ -64,13 +138,14 @@ func (p *printer) toolResult(e *command.RunEvent) {
 // rest are counted. --json lists them all.
 const maxFileLines = 100
 
-// maxOutputLines is how many non-empty lines of a command's output head
-// the text shows, as the editors do.
-const maxOutputLines = 6
+// outputEndLines is how many non-empty lines of each end of a command's
+// output the text shows: the server's own bound (the head and the tail
+// of the result, with a line counting those left out), kept here too.
+const outputEndLines = 8
 
 // toolResultLines renders a tool call's outcome as the editors' run views
 // do: the outcome, then one line per landed file (+ added, ~ changed,
-// - deleted), then for a command the head of its output (without the
+// - deleted), then for a command the head and tail of its output (without the
 // [files …] lines the list above repeats). Text from the model, the
 // command and the repository has its control characters made visible
 // (T22).
@@ -110,13 +185,21 @@ func toolResultLines(e *command.RunEvent) []string {
 	if e.ExitCode == nil {
 		return lines // the output of a command only; --json has every tool's
 	}
-	for i, l := range outputLines(e.Output, len(e.Files) > 0) {
-		if i == maxOutputLines {
-			break
-		}
+	for _, l := range outputEnds(outputLines(e.Output, len(e.Files) > 0)) {
 		lines = append(lines, sub+"    │ "+sandbox.VisibleText(l))
 	}
 	return lines
+}
+
+// outputEnds is the first and the last outputEndLines of lines, with a
+// line counting those between.
+func outputEnds(lines []string) []string {
+	if len(lines) <= 2*outputEndLines+1 {
+		return lines
+	}
+	out := append([]string{}, lines[:outputEndLines]...)
+	out = append(out, fmt.Sprintf("… %d more lines", len(lines)-2*outputEndLines))
+	return append(out, lines[len(lines)-outputEndLines:]...)
 }
 
 // fileLines lists a command's landed files, at most maxFileLines.

@@ -57,10 +57,14 @@ func TestToolResultLines_Issue21(t *testing.T) {
 				"    │ \tindented\\x1b[31m red",
 				"    │ [files added: forged]", // the command's own output stays
 			}},
-		{"a command without files keeps its output head", command.RunEvent{Tool: "run_command", OK: true, ExitCode: &zero, Subject: "go vet",
+		{"a command without files keeps its output", command.RunEvent{Tool: "run_command", OK: true, ExitCode: &zero, Subject: "go vet",
 			Output: "exit code 0, 1s\n[files added: from an unstaged run]\n1\n2\n3\n4\n5\n6\n"},
 			[]string{"  ✓ run_command go vet: exit 0", "    │ exit code 0, 1s", "    │ [files added: from an unstaged run]",
-				"    │ 1", "    │ 2", "    │ 3", "    │ 4"}},
+				"    │ 1", "    │ 2", "    │ 3", "    │ 4", "    │ 5", "    │ 6"}},
+		{"a long output: its head and tail (A19)", command.RunEvent{Tool: "run_command", OK: true, ExitCode: &one, Subject: "go test",
+			Output: "exit code 1, 9s\n[stdout]\n" + numbered(1, 30)},
+			append(append([]string{"  ✗ run_command go test: exit 1", "    │ exit code 1, 9s", "    │ [stdout]"},
+				prefixed("    │ ", numbered(1, 6))...), append([]string{"    │ … 16 more lines"}, prefixed("    │ ", numbered(23, 30))...)...)},
 		{"many files are counted", command.RunEvent{Tool: "run_command", OK: true, ExitCode: &zero, Subject: "go generate", Files: many},
 			manyLines},
 		{"refused", command.RunEvent{Tool: "run_command", Code: "approval_denied", Subject: "rm -rf build", Message: "denied\x1b]0;t\x07"},
@@ -84,4 +88,22 @@ func TestToolResultLines_Issue21(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numbered is the lines "from" to "to", each ending in a newline.
+func numbered(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
+}
+
+// prefixed is the lines of s, each with prefix.
+func prefixed(prefix, s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		out = append(out, prefix+l)
+	}
+	return out
 }
