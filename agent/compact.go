@@ -109,7 +109,7 @@ func (r *run) compact(ctx context.Context, turn, est int) (bool, error) {
 			return false, err
 		}
 		r.budget.failures++
-		if serr := Check(true, r.opts.Strict.Compaction, "compaction failed: "+err.Error()); serr != nil {
+		if serr := Check(true, r.opts.Strict.Compaction, ReporterFunc(r.emitReport), "compaction failed: "+err.Error()); serr != nil {
 			return false, serr
 		}
 		switch r.budget.failures {
@@ -194,7 +194,7 @@ func (r *run) summarize(ctx context.Context, span []Message, turn int) (string, 
 		text = strings.TrimSpace(text + "\n" + callsAsText(resp.ToolCalls))
 		r.emit(Event{Kind: EventRepair, Turn: turn, Code: "compaction_tool_calls", Repairs: names,
 			Message: fmt.Sprintf("the compaction answer had %d tool calls; kept as text, not run", len(names))})
-		if err := Check(true, r.opts.Strict.Compaction, "tool calls in the compaction answer"); err != nil {
+		if err := Check(true, r.opts.Strict.Compaction, ReporterFunc(r.emitReport), "tool calls in the compaction answer"); err != nil {
 			return "", err
 		}
 	}
@@ -202,7 +202,7 @@ func (r *run) summarize(ctx context.Context, span []Message, turn int) (string, 
 		text = digest(span, digestMessages)
 		r.emit(Event{Kind: EventRepair, Turn: turn, Code: "compaction_digest",
 			Message: fmt.Sprintf("the compaction summary was empty; used a digest of the last %d messages", min(len(span), digestMessages))})
-		if err := Check(true, r.opts.Strict.Compaction, "empty compaction summary"); err != nil {
+		if err := Check(true, r.opts.Strict.Compaction, ReporterFunc(r.emitReport), "empty compaction summary"); err != nil {
 			return "", err
 		}
 	}

@@ -38,6 +38,10 @@ const (
 	// EventCompaction: the conversation was compacted (A9); Message says
 	// how much. Level info.
 	EventCompaction EventKind = "compaction"
+	// EventStrictWouldFail: a repair happened whose strict-mode
+	// dimension is off (A8, seed 002): Message says what a strict run
+	// would have stopped at. Level info.
+	EventStrictWouldFail EventKind = "strict_mode_would_fail"
 	// EventInput: an @file reference was inlined (A12). Level info.
 	EventInput EventKind = "input"
 	// EventDone: the run ended; Message is the status. Level info, or
@@ -103,7 +107,7 @@ func defaultLevel(e *Event) Level {
 	switch e.Kind {
 	case EventRetry, EventWarning, EventRepair:
 		return LevelWarning
-	case EventCompaction, EventInput, EventDone:
+	case EventCompaction, EventInput, EventDone, EventStrictWouldFail:
 		return LevelInfo
 	case EventToolResult:
 		switch {

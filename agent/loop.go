@@ -211,7 +211,7 @@ func (r *run) loop(ctx context.Context) *Outcome {
 			return r.finish(StatusDone, summary, nil)
 		}
 		calls, dups := r.fixCallIDs(resp.ToolCalls, turn)
-		if err := Check(dups > 0, r.opts.Strict.Pairing, fmt.Sprintf("the model reused %d tool-call IDs", dups)); err != nil {
+		if err := Check(dups > 0, r.opts.Strict.Pairing, ReporterFunc(r.emitReport), fmt.Sprintf("the model reused %d tool-call IDs", dups)); err != nil {
 			return r.finish(StatusFailed, err.Error(), err)
 		}
 		calls, kept, over := r.boundCalls(calls, turn)
@@ -280,11 +280,11 @@ func (r *run) normalize(turn int) error {
 		if pairing {
 			enabled = r.opts.Strict.Pairing
 		}
-		errs = append(errs, Check(true, enabled, a.Name+": "+strings.Join(reps, ", ")))
+		errs = append(errs, Check(true, enabled, ReporterFunc(r.emitReport), a.Name+": "+strings.Join(reps, ", ")))
 	}
 	if nerr != nil {
 		r.emit(Event{Kind: EventRepair, Turn: turn, Code: "normalizer_error", Message: nerr.Error(), Diagnostic: Diagnose(r.msgs)})
-		errs = append(errs, Check(true, r.opts.Strict.Normalizer, nerr.Error()))
+		errs = append(errs, Check(true, r.opts.Strict.Normalizer, ReporterFunc(r.emitReport), nerr.Error()))
 	}
 	if len(applied) > 0 {
 		r.budget.lastPrompt = 0 // the reported usage no longer matches the messages

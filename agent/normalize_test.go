@@ -206,14 +206,22 @@ func FuzzNormalize_A7(f *testing.F) {
 	})
 }
 
-// TestCheck_A8: the one call per repair point.
+// TestCheck_A8: the one call per repair point (seed 002's
+// StrictMode.Check): a violation fails in strict mode and, with its
+// dimension off, tells the observer strict_mode_would_fail.
 func TestCheck_A8(t *testing.T) {
 	for _, tt := range []struct {
-		violated, enabled, fails bool
-	}{{false, false, false}, {false, true, false}, {true, false, false}, {true, true, true}} {
-		err := Check(tt.violated, tt.enabled, "detail")
+		violated, enabled, fails, observed bool
+	}{{false, false, false, false}, {false, true, false, false}, {true, false, false, true}, {true, true, true, false}} {
+		var seen []Event
+		err := Check(tt.violated, tt.enabled, ReporterFunc(func(e Event) { seen = append(seen, e) }), "detail")
 		if (err != nil) != tt.fails || (err != nil && (!errors.Is(err, ErrStrict) || !strings.Contains(err.Error(), "detail"))) {
 			t.Errorf("Check(%v, %v) = %v", tt.violated, tt.enabled, err)
+		}
+		observed := len(seen) == 1 && seen[0].Kind == EventStrictWouldFail && seen[0].Code == "strict_mode_would_fail" &&
+			strings.Contains(seen[0].Message, "detail")
+		if observed != tt.observed || (!tt.observed && len(seen) > 0) {
+			t.Errorf("Check(%v, %v) told the observer %+v, want strict_mode_would_fail: %v", tt.violated, tt.enabled, seen, tt.observed)
 		}
 	}
 }

@@ -80,3 +80,6 @@ func callerDepth(ctx context.Context) (depth int, ok bool) {
 	depth, ok = ctx.Value(callerKey{}).(int)
 	return depth, ok
 }
+
+// emitReport is emit as a [Reporter]'s Report, for [Check].
+func (r *run) emitReport(e Event) { r.emit(e) }

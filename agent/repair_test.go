@@ -69,6 +69,11 @@ func TestRun_A8_StrictNormalizer(t *testing.T) {
 			if !hasEvent(events, EventRepair) {
 				t.Error("no repair event")
 			}
+			// Seed 002: a production run says what strict mode would
+			// have stopped at.
+			if want := tt.want == StatusDone; hasEvent(events, EventStrictWouldFail) != want {
+				t.Errorf("strict_mode_would_fail event: %v, want %v", !want, want)
+			}
 		})
 	}
 }

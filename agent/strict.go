@@ -26,14 +26,24 @@ type Strict struct {
 	Normalizer bool
 }
 
-// Check is the one call at every repair point. violated says the repair
-// happened (the anomaly was there); enabled is the dimension of [Strict]
-// the repair point belongs to. It returns an error wrapping [ErrStrict]
-// when both are true; otherwise nil, and the caller reports the repair as
-// an observer event (which it does either way).
-func Check(violated, enabled bool, detail string) error {
-	if violated && enabled {
+// Check is the one call at every repair point (seed 002's
+// StrictMode.Check). violated says the repair happened (the anomaly was
+// there); enabled is the dimension of [Strict] the repair point belongs
+// to. It returns an error wrapping [ErrStrict] when both are true. When
+// the repair happened and its dimension is off, obs gets an
+// [EventStrictWouldFail] event, so that a production log shows what a
+// strict run would have stopped at; the caller reports the repair itself
+// either way.
+func Check(violated, enabled bool, obs Reporter, detail string) error {
+	switch {
+	case !violated:
+		return nil
+	case enabled:
 		return fmt.Errorf("%w: %s", ErrStrict, detail)
+	}
+	if obs != nil {
+		obs.Report(Event{Kind: EventStrictWouldFail, Code: "strict_mode_would_fail",
+			Message: "strict mode would stop the run here: " + detail})
 	}
 	return nil
 }
