@@ -41,7 +41,7 @@ ours() { (cd "$tree" && "$bin/agentls" call search "$1"); }
 all_ours() {
 	local off=0 out
 	while :; do
-		out=$(ours "$(jq -nc --arg p "$1" --argjson o "$off" '{pattern: $p, offset: $o, limit: 500}')" | jq -r .content)
+		out=$(ours "$(jq -nc --arg p "$1" --argjson o "$off" '{pattern: $p, offset: $o}')" | jq -r .content)
 		grep -v '^(' <<<"$out" | grep -v '^no matches' | cut -d: -f1,2 || true
 		off=$(sed -n 's/^(more matches cut after [0-9]*: .*offset=\([0-9]*\))$/\1/p' <<<"$out")
 		[ -n "$off" ] || break

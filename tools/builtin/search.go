@@ -15,8 +15,7 @@ import (
 
 // search limits.
 const (
-	searchMaxMatches   = 100 // matches shown when the call sets no limit
-	searchMaxLimit     = 500
+	searchMaxMatches   = 100 // matches shown per call; offset pages
 	searchMaxLineRunes = 200
 	searchMaxFileBytes = 1 << 20
 )
@@ -44,8 +43,7 @@ func searchTool() *tools.Tool {
 	"properties": {
 		"pattern": {"type": "string", "minLength": 1, "maxLength": 1000},
 		"path": {"type": "string", "minLength": 1, "maxLength": 4096},
-		"offset": {"type": "integer", "minimum": 0, "maximum": 100000},
-		"limit": {"type": "integer", "minimum": 1, "maximum": 500}
+		"offset": {"type": "integer", "minimum": 0, "maximum": 100000}
 	}
 }`),
 	}, checkSearch, runSearch)
@@ -55,7 +53,6 @@ type searchArgs struct {
 	Pattern string `json:"pattern"`
 	Path    string `json:"path,omitempty"`
 	Offset  intArg `json:"offset,omitempty"` // matches to skip, for the next page
-	Limit   intArg `json:"limit,omitempty"`  // matches to show; default searchMaxMatches
 }
 
 func runSearch(ctx context.Context, env *tools.Env, a *searchArgs) (tools.Result, error) {
@@ -98,13 +95,9 @@ func runSearch(ctx context.Context, env *tools.Env, a *searchArgs) (tools.Result
 }
 
 func newSearchRun(ctx context.Context, env *tools.Env, root *sandbox.Root, re *regexp.Regexp, a *searchArgs) *searchRun {
-	limit := int(a.Limit)
-	if limit <= 0 {
-		limit = searchMaxMatches
-	}
-	s := &searchRun{ctx: ctx, env: env, root: root, m: newLineMatcher(re), offset: int(a.Offset), limit: limit,
+	s := &searchRun{ctx: ctx, env: env, root: root, m: newLineMatcher(re), offset: int(a.Offset), limit: searchMaxMatches,
 		deadline: time.Now().Add(searchBudget)}
-	s.out = newSearchOut(s.offset, limit)
+	s.out = newSearchOut(s.offset, s.limit)
 	s.buffered = func(string) bool { return true } // unknown workspace: ask it for every file
 	if bw, ok := env.Workspace.(bufferedWorkspace); ok {
 		s.buffered = bw.Buffered

@@ -151,7 +151,7 @@ func TestSearch_B1_GitignoreAgreesWithGit(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, l := range strings.Split(wantOK(t, h.call(t, "search", `{"pattern":"needle","limit":500}`)), "\n") {
+	for _, l := range strings.Split(wantOK(t, h.call(t, "search", `{"pattern":"needle"}`)), "\n") {
 		got = append(got, strings.TrimSuffix(l, ":1: needle"))
 	}
 	slices.Sort(want)
