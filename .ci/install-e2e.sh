@@ -2,6 +2,7 @@
 # Installs what the real-client e2e tests (cmd/agentls/e2e_test.go) need and
 # builds the VS Code extension:
 #   - Neovim from apt (Debian bookworm: 0.7.2), if nvim is missing;
+#   - Emacs 28 and eglot 1.9 from apt (emacs-nox, elpa-eglot);
 #   - a current Neovim (>= 0.11, from Debian sid, unpacked into
 #     .cache/nvim-current by .ci/nvim-current.sh, not installed);
 #   - npm ci in testdata/e2e/node, testdata/e2e/mcp (the MCP servers of the
@@ -84,6 +85,8 @@ apt_install() {
 }
 
 command -v nvim >/dev/null 2>&1 || apt_install neovim
+# Emacs 28 with eglot 1.9, a client without an input box (e2e_emacs_test.go).
+apt_install emacs-nox elpa-eglot
 # chromium drives code-server; libkrb5-dev is for code-server's native modules.
 apt_install chromium libkrb5-dev
 command -v node >/dev/null 2>&1 || { step "node is missing (needed: Node >= 20)" >&2; exit 1; }

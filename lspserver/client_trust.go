@@ -24,6 +24,16 @@ import (
 //     …);
 //   - coc.nvim.
 
+// Clients without an input box (E19). The server tells our plugins (VS
+// Code, Neovim, the headless client) from every other client by
+// capabilities.experimental.agentls alone: eglot and Kate send no
+// clientInfo, so no name list could find them. Our plugins ask the user for
+// an instruction, wait for a command's result and pick answers by title;
+// other clients get an instruction from an "agentls:" comment
+// (instruction_comment.go), detached commands that answer at once
+// (execute_detached.go) and questions with the safe answer first
+// (confirm.go), because eglot pre-fills the first one.
+
 // confirmsAnnotations reports whether a client shows edits annotated with
 // needsConfirmation to the user before applying them.
 func confirmsAnnotations(name, version string, ownPlugin bool) bool {
