@@ -28,6 +28,9 @@ func (s *Server) extensions(ctx context.Context) Extensions {
 		if s.opts.StartExtensions != nil {
 			s.ext.ext = s.opts.StartExtensions(ctx, s.root, approver{s})
 			s.warnExtensions(ctx)
+			if w, ok := s.ext.ext.(warner); ok {
+				w.OnWarning(s.warnUser)
+			}
 		}
 	})
 	return s.ext.ext
@@ -39,6 +42,14 @@ func (s *Server) closeExtensions() {
 	if s.ext.ext != nil {
 		_ = s.ext.ext.Close()
 	}
+}
+
+// warner is extensions that tell what goes wrong while they run (a hook
+// that failed, an MCP server that did not start or lost its tools);
+// [Extensions] may implement it. Each warning reaches the user as
+// warn.go says, in the run it happened in.
+type warner interface {
+	OnWarning(func(ctx context.Context, msg string, attention bool))
 }
 
 // problems is what extensions that found problems while loading offer

@@ -20,11 +20,13 @@ import (
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/lspserver/lsptest"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp/mcptest"
 )
 
 // TestMain fails the package when a test leaves goroutines behind: every
 // Serve must have returned and every run ended.
 func TestMain(m *testing.M) {
+	mcptest.MaybeServe() // the test binary is also the MCP server of the tests (issue 26)
 	goleak.VerifyTestMain(m)
 }
 

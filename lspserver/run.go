@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/session"
 	"github.com/agentls/agentls/lspserver/agentrun"
@@ -115,7 +113,7 @@ func (r *run) options(ctx context.Context, req runRequest) *agentrun.Options {
 		Gateway: tools.GatewayOptions{Root: s.root, Workspace: r.ws, Findings: r.sink, Exec: s.opts.Exec,
 			Policy: r.policy, Approver: approver{s}, Allowances: s.allow, Audit: s.opts.Audit},
 		Registry: s.reg, Answers: s.answersQuestions(r.policy), SubAgents: s.subAgents,
-		Edits: r.prop, Workspace: r.ws, FrontEnd: frontEnd{s: s, counts: r.counts}, Logger: r.log}
+		Edits: r.prop, Workspace: r.ws, FrontEnd: frontEnd{s: s, counts: r.counts, recovered: recovered(req.sess)}, Logger: r.log}
 	if req.args != nil {
 		o.Instruction = req.args.Instruction
 	}
@@ -135,6 +133,9 @@ func (r *run) close() {
 type frontEnd struct {
 	s      *Server
 	counts *editCounts
+	// recovered says how the session was recovered from a damaged log,
+	// "" when it was not.
+	recovered string
 }
 
 var _ agentrun.FrontEnd = frontEnd{}
@@ -150,6 +151,12 @@ func (f frontEnd) Begin(ctx context.Context, sessionID string, mode agent.Mode, 
 	title := "agentls " + mode.String()
 	events := f.s.newRunEvents(ctx, sessionID)
 	events.started(mode, title+" "+target)
+	f.s.setRunEvents(ctx, events)
+	if f.recovered != "" {
+		// Told as a warning when the session was read (sessions); the
+		// run's own view says it too.
+		events.warning(sandbox.VisibleText(f.recovered))
+	}
 	p := f.s.beginProgress(ctx, sessionID, title)
 	p.events = events
 	if f.counts != nil {
@@ -158,8 +165,9 @@ func (f frontEnd) Begin(ctx context.Context, sessionID string, mode agent.Mode, 
 	return p
 }
 
+// Warn tells the user, in the log and in the run's view (warn.go).
 func (f frontEnd) Warn(ctx context.Context, msg string) {
-	f.s.logMessage(ctx, protocol.MessageTypeWarning, msg)
+	f.s.warnUser(ctx, msg, false)
 }
 
 // answersQuestions reports whether a question of this run can reach
@@ -169,4 +177,16 @@ func (s *Server) answersQuestions(p *tools.Policy) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return p.Profile != tools.ProfileCI && !s.caps.unattended
+}
+
+// recovered describes the recovery of sess from a damaged log; "" when it
+// was not damaged (or is a new session).
+func recovered(sess *session.Session) string {
+	if sess == nil {
+		return ""
+	}
+	if rec := sess.Recovery(); rec != nil {
+		return rec.String()
+	}
+	return ""
 }

@@ -12,6 +12,7 @@ import (
 type runState struct {
 	id     string
 	cancel context.CancelFunc
+	events *runEvents // its run view, once it began; guarded by Server.mu
 }
 
 // runAgent runs one plan, review or execute command: the run is built
@@ -56,8 +57,10 @@ func outcomeError(ctx context.Context, out *agent.Outcome) error {
 // and the function that ends it.
 func (s *Server) trackRun(ctx context.Context, id string) (context.Context, func()) {
 	rctx, cancel := context.WithCancel(ctx)
+	rs := &runState{id: id, cancel: cancel}
+	rctx = context.WithValue(rctx, runKey{}, rs) // where its warnings go (warn.go)
 	s.mu.Lock()
-	s.runs[id] = &runState{id: id, cancel: cancel}
+	s.runs[id] = rs
 	s.mu.Unlock()
 	return rctx, func() {
 		s.mu.Lock()

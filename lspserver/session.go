@@ -16,7 +16,10 @@ import (
 // sessions returns the session store of the workspace, opened at first
 // use: under Options.StateDir, or in memory when there is none or it
 // cannot be used (said once). Its warnings (a session not saved, a damaged
-// one recovered) go to the client as window/logMessage warnings.
+// one recovered) need the user's attention: they go to the client as
+// window/logMessage and window/showMessage warnings, and to the views of
+// the runs under way (warn.go; the run of a recovered session says it in
+// its own view too, see frontEnd.Begin).
 func (s *Server) sessions(ctx context.Context) *session.Store {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -24,7 +27,7 @@ func (s *Server) sessions(ctx context.Context) *session.Store {
 		return s.store
 	}
 	opts := &session.Options{Logger: s.log, Limits: s.opts.SessionLimits, Warn: func(msg string) {
-		s.logMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, msg)
+		s.warnUser(s.connCtx, msg, true)
 	}}
 	st, err := session.Open(s.opts.StateDir, s.root, opts)
 	if err != nil {

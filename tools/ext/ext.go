@@ -54,6 +54,8 @@ type Extensions struct {
 	// runs are the command lines, arguments and environment values of
 	// the hooks and servers that run (see [Extensions.Runs]).
 	runs []string
+	// told passes on what goes wrong while they run ([Extensions.OnWarning]).
+	told warnings
 }
 
 // Start loads the hooks and starts the MCP servers (in parallel) of the
@@ -135,7 +137,7 @@ func (x *Extensions) resolveTrust(ctx context.Context, o *Options, entries []pin
 func (x *Extensions) startHooks(o *Options, user *Config, projectHooks hooks.Config, trustedHash map[string]bool) {
 	x.runs = append(hookRuns(o.Root, user.Hooks), hookRuns(o.Root, projectHooks)...)
 	x.hooks = hooks.New(&hooks.Options{User: user.Hooks, Project: projectHooks, Environ: o.Environ,
-		Logger: o.Logger, Verify: func(ev hooks.Event, g *hooks.Group, c *hooks.Command) error {
+		Logger: o.Logger, Warn: x.told.observer, Verify: func(ev hooks.Event, g *hooks.Group, c *hooks.Command) error {
 			if !trustedHash["hook\x00"+hookPin(o.Root, ev, g, c).hash] {
 				return errChanged
 			}
@@ -174,7 +176,7 @@ func (x *Extensions) startServers(ctx context.Context, o *Options, user, project
 		x.runs = append(x.runs, loads(o.Root, serverWords(&sc))...)
 	}
 	x.mcp = mcp.Start(ctx, &mcp.Options{Servers: servers, Project: fromProject, Dir: o.Root, Environ: o.Environ,
-		StartTimeout: o.StartTimeout, Logger: o.Logger,
+		StartTimeout: o.StartTimeout, Logger: o.Logger, Warn: x.told.attention,
 		Verify: func(server string) error {
 			e, ok := pinned[server]
 			if !ok {

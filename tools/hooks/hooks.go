@@ -43,6 +43,10 @@ type Options struct {
 	// user trusted it, A18).
 	Verify func(ev Event, g *Group, c *Command) error
 	Logger *slog.Logger
+	// Warn, when set, is told in a sentence for the user about every hook
+	// that failed while it ran (the call went on, or, for a policy hook,
+	// was denied), with the context of the call it ran for.
+	Warn func(ctx context.Context, msg string)
 }
 
 // Set is the hooks of one workspace. It is safe for concurrent use.
@@ -50,6 +54,7 @@ type Set struct {
 	hooks    []*hook
 	env      []string
 	log      *slog.Logger
+	warn     func(ctx context.Context, msg string)
 	warnings []string
 }
 
@@ -59,7 +64,7 @@ func New(o *Options) *Set {
 	if o == nil {
 		o = &Options{}
 	}
-	s := &Set{log: o.Logger}
+	s := &Set{log: o.Logger, warn: o.Warn}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -59,9 +59,11 @@ func (s *Set) runOne(ctx context.Context, h *hook, in *input) tools.HookVerdict 
 	fail := func(why string) tools.HookVerdict {
 		if h.policy {
 			log.Warn("Policy hook gave no verdict; the call is denied", slog.String("why", why))
+			s.tell(ctx, fmt.Sprintf("%s policy hook %s gave no verdict (%s); the call is denied", h.event, h.name(), why))
 			return tools.HookVerdict{Block: true, Reason: "a policy hook could not decide (" + why + ")", Rule: h.name()}
 		}
 		log.Warn("Hook failed; going on", slog.String("why", why))
+		s.tell(ctx, fmt.Sprintf("%s hook %s failed (%s); going on without it", h.event, h.name(), why))
 		return tools.HookVerdict{}
 	}
 	if h.broken != "" {
@@ -178,4 +180,11 @@ func cutText(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// tell passes a hook's failure on to the user ([Options.Warn]).
+func (s *Set) tell(ctx context.Context, msg string) {
+	if s.warn != nil {
+		s.warn(ctx, msg)
+	}
 }

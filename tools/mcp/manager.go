@@ -48,6 +48,10 @@ type Options struct {
 	// the loser's tool is dropped with a warning (B6).
 	Project map[string]bool
 	Logger  *slog.Logger
+	// Warn, when set, is told in a sentence for the user about every
+	// server that did not start, crashed, or whose tools were removed
+	// (B6), with the context it happened in: a call's, or the start's.
+	Warn func(ctx context.Context, msg string)
 }
 
 // Manager supervises the servers of one session. It is safe for
@@ -59,6 +63,7 @@ type Manager struct {
 	startTimeout time.Duration
 	verify       func(server string) error
 	log          *slog.Logger
+	warn         func(ctx context.Context, msg string) // nil: none
 	// ready is closed once every server has started or failed; until then
 	// [Manager.Tools] and [Manager.Servers] wait (issue 26: a run that
 	// needs no MCP tool never waits for a server). cancel stops the
@@ -78,7 +83,7 @@ func Start(ctx context.Context, o *Options) *Manager {
 	if o == nil {
 		o = &Options{}
 	}
-	m := &Manager{dir: o.Dir, startTimeout: o.StartTimeout, verify: o.Verify, log: o.Logger, ready: make(chan struct{})}
+	m := &Manager{dir: o.Dir, startTimeout: o.StartTimeout, verify: o.Verify, log: o.Logger, warn: o.Warn, ready: make(chan struct{})}
 	if m.startTimeout <= 0 {
 		m.startTimeout = DefaultStartTimeout
 	}
@@ -134,6 +139,7 @@ func (s *server) start(ctx context.Context, accept func(string, string) error) {
 		s.state, s.why = StateFailed, why
 		s.mu.Unlock()
 		log.Warn("MCP server not started; going on without it", slog.String("why", why))
+		s.m.tell(ctx, fmt.Sprintf("MCP server %s did not start (%s); going on without its tools", cut(s.name, 64), why))
 	}
 	switch {
 	case s.cfg.Disabled:
@@ -278,4 +284,11 @@ func lookPath(command string, env []string, dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("command %s: %w", cut(command, 200), exec.ErrNotFound)
+}
+
+// tell passes what happened to a server on to the user ([Options.Warn]).
+func (m *Manager) tell(ctx context.Context, msg string) {
+	if m.warn != nil {
+		m.warn(ctx, msg)
+	}
 }

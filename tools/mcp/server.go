@@ -332,11 +332,12 @@ func (s *server) crashedLocked(ctx context.Context, c *conn) {
 	}
 	s.conn = nil
 	if s.restarts >= 1 {
-		s.remove(log, "crashed again after its restart")
+		s.remove(ctx, log, "crashed again after its restart")
 		return
 	}
 	s.restarts++
 	log.Warn("MCP server crashed; restarting it once", slog.String("why", why))
+	s.m.tell(ctx, fmt.Sprintf("MCP server %s %s; restarting it once", cut(s.name, 64), why))
 	if s.reconnectLocked(ctx, log, "crashed, and its restart failed") {
 		log.Info("MCP server restarted")
 	}
@@ -347,18 +348,18 @@ func (s *server) crashedLocked(ctx context.Context, c *conn) {
 func (s *server) reconnectLocked(ctx context.Context, log *slog.Logger, failed string) bool {
 	if s.m.verify != nil {
 		if err := s.m.verify(s.name); err != nil {
-			s.remove(log, failed+": "+err.Error())
+			s.remove(ctx, log, failed+": "+err.Error())
 			return false
 		}
 	}
 	nc, defs, err := s.connect(context.WithoutCancel(ctx))
 	if err != nil {
-		s.remove(log, failed+": "+err.Error())
+		s.remove(ctx, log, failed+": "+err.Error())
 		return false
 	}
 	if h := defsHash(defs); h != s.defsHash {
 		nc.close()
-		s.remove(log, "came back with other tool definitions")
+		s.remove(ctx, log, "came back with other tool definitions")
 		return false
 	}
 	s.conn = nc
@@ -382,7 +383,8 @@ func (s *server) recycle(c *conn) {
 	}
 }
 
-func (s *server) remove(log *slog.Logger, why string) {
+func (s *server) remove(ctx context.Context, log *slog.Logger, why string) {
 	s.state, s.why = StateRemoved, why
 	log.Warn("MCP server's tools removed", slog.String("why", why))
+	s.m.tell(ctx, fmt.Sprintf("MCP server %s's tools were removed: %s", cut(s.name, 64), why))
 }
