@@ -2,7 +2,9 @@ package lspserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -160,13 +162,28 @@ func (p *proposer) save(ctx context.Context, u uri.URI, rel, want string) bool {
 	return ok && d == want
 }
 
+// DefaultSaveDocumentsTimeout bounds agentls/saveDocuments when
+// [Options.SaveDocumentsTimeout] is zero: saving needs no one's answer, so
+// an editor that has not saved within seconds is not going to (issue 26:
+// a client that never answered held the run for the whole approval
+// timeout, 300 s).
+const DefaultSaveDocumentsTimeout = 5 * time.Second
+
 func (p *proposer) saveDocs(ctx context.Context, uris ...uri.URI) bool {
 	params := &command.SaveDocumentsParams{URIs: make([]string, len(uris))}
 	for i, u := range uris {
 		params.URIs[i] = u.String()
 	}
 	var res command.SaveDocumentsResult
-	if err := p.call(ctx, command.MethodSaveDocuments, params, &res); err != nil {
+	defer tools.AwaitUser(ctx)()
+	d := p.s.opts.SaveDocumentsTimeout
+	sctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if err := p.s.clientCall(sctx, command.MethodSaveDocuments, params, &res); err != nil {
+		if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+			p.s.warnUser(ctx, fmt.Sprintf("the editor did not save %s within %s (agentls/saveDocuments unanswered); the run goes on with what is on disk",
+				strings.Join(params.URIs, ", "), d), false)
+		}
 		return false
 	}
 	return len(res.Saved) == len(params.URIs)

@@ -31,6 +31,10 @@ type Options struct {
 	// SaveTimeout bounds the wait for approved edits to reach the disk.
 	// Zero means 30 seconds.
 	SaveTimeout time.Duration
+	// SaveDocumentsTimeout bounds each agentls/saveDocuments, which our
+	// plugins answer without asking anyone; past it the run goes on with
+	// what is on disk and says so. Zero means [DefaultSaveDocumentsTimeout].
+	SaveDocumentsTimeout time.Duration
 	// MaxTurns bounds each run; zero means agent.DefaultMaxTurns.
 	MaxTurns int
 	// ContextTokens is the model's context budget for compaction (A9);
@@ -224,6 +228,9 @@ func newServer(opts *Options) *Server {
 	}
 	if s.opts.SaveTimeout <= 0 {
 		s.opts.SaveTimeout = 30 * time.Second
+	}
+	if s.opts.SaveDocumentsTimeout <= 0 {
+		s.opts.SaveDocumentsTimeout = DefaultSaveDocumentsTimeout
 	}
 	s.log = s.opts.Logger
 	if s.log == nil {
