@@ -32,6 +32,11 @@ func (s *Server) startDetached(ctx context.Context, mode agent.Mode, a *command.
 	if err != nil {
 		return nil, err
 	}
+	release := func() {
+		if sess != nil {
+			sess.Release() // once the run has ended
+		}
+	}
 	dctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	unlink := context.AfterFunc(s.connCtx, stop)
 	untilStarted := context.AfterFunc(ctx, stop)
@@ -40,6 +45,7 @@ func (s *Server) startDetached(ctx context.Context, mode agent.Mode, a *command.
 	if err != nil {
 		unlink()
 		stop()
+		release()
 		return nil, err
 	}
 	s.mu.Lock()
@@ -53,6 +59,7 @@ func (s *Server) startDetached(ctx context.Context, mode agent.Mode, a *command.
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
+		defer release()
 		defer stop()
 		defer unlink()
 		defer r.close()
