@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 // search limits.
 const (
 	searchMaxMatches   = 100 // matches shown per call; offset pages
+	searchInFlight     = 128 // files handed out and not yet in the result
 	searchMaxLineRunes = 200
 	searchMaxFileBytes = 1 << 20
 )
@@ -98,6 +100,7 @@ func newSearchRun(ctx context.Context, env *tools.Env, root *sandbox.Root, re *r
 	s := &searchRun{ctx: ctx, env: env, root: root, m: newLineMatcher(re), offset: int(a.Offset), limit: searchMaxMatches,
 		deadline: time.Now().Add(searchBudget)}
 	s.out = newSearchOut(s.offset, s.limit)
+	s.out.reread = s.reread
 	s.buffered = func(string) bool { return true } // unknown workspace: ask it for every file
 	if bw, ok := env.Workspace.(bufferedWorkspace); ok {
 		s.buffered = bw.Buffered
@@ -141,14 +144,46 @@ func (s *searchRun) searchFile(j fileJob, buf *[]byte) fileResult {
 	if err != nil || len(b) > searchMaxFileBytes || isBinary(b) {
 		return r
 	}
-	need := s.offset + s.limit
+	r.count, r.lines = s.matches(b, 0, s.limit)
+	if r.count > len(r.lines) { // the page may start inside: how to read it again
+		r.via, r.ws = j.via, j.dir == nil || s.buffered(j.rel)
+	}
+	return r
+}
+
+// matches counts the matching lines of b and returns those with index in
+// [from, to), ready to show.
+func (s *searchRun) matches(b []byte, from, to int) (count int, lines []matchLine) {
 	s.m.scan(b, func(n int, line []byte) bool {
-		if r.count++; len(r.lines) < need {
-			r.lines = append(r.lines, matchLine{n, cut(strings.TrimSpace(string(line)), searchMaxLineRunes)})
+		if count >= from && count < to {
+			lines = append(lines, matchLine{n, cut(strings.TrimSpace(string(line)), searchMaxLineRunes)})
 		}
+		count++
 		return true
 	})
-	return r
+	return count, lines
+}
+
+// reread returns the matching lines [from, to) of the file r, read again:
+// only the one file where a page starts past its first lines is (workers
+// keep the first limit matches of a file, so memory does not grow with
+// offset). A file that changed since gives what it has now.
+func (s *searchRun) reread(r *fileResult, from, to int) []matchLine {
+	var b []byte
+	var err error
+	if r.ws {
+		b, err = s.env.Workspace.ReadFile(s.ctx, r.via)
+	} else if d, derr := sandbox.OpenDir(s.env.Root, path.Dir(r.rel)); derr == nil {
+		b, err = d.ReadFile(path.Base(r.rel), searchMaxFileBytes, nil)
+		d.Close()
+	} else {
+		err = derr
+	}
+	if err != nil || len(b) > searchMaxFileBytes {
+		return nil
+	}
+	_, lines := s.matches(b, from, to)
+	return lines
 }
 
 // read returns the content of the job's file: from the directory handle,

@@ -13,7 +13,9 @@ type fileResult struct {
 	seq        int
 	rel, part  string
 	count      int         // matching lines
-	lines      []matchLine // the first offset+limit of them
+	lines      []matchLine // the first limit of them
+	via        string      // set when there are more: what to read again,
+	ws         bool        // through the workspace or from the disk
 	unsearched bool        // the budget ran out before the file was read
 }
 
@@ -27,10 +29,18 @@ type searchOut struct {
 	moreFiles     int // files with matches after the page
 	walkCounts
 	budgetHit bool
+	// reread gives the matching lines [from, to) of a file whose page
+	// starts past the lines its worker kept.
+	reread func(r *fileResult, from, to int) []matchLine
+	// slots bounds the files handed out and not yet added: the walker
+	// takes one per file, add gives it back, so results waiting for an
+	// earlier file stay few.
+	slots chan struct{}
 }
 
 func newSearchOut(offset, limit int) *searchOut {
-	return &searchOut{offset: offset, limit: limit, walkCounts: walkCounts{notSearched: map[string]int{}}}
+	return &searchOut{offset: offset, limit: limit, walkCounts: walkCounts{notSearched: map[string]int{}},
+		slots: make(chan struct{}, searchInFlight)}
 }
 
 // collect adds the results in walk order (seq), whatever order they come
@@ -44,6 +54,7 @@ func (o *searchOut) collect(results <-chan fileResult) {
 			delete(pending, next)
 			next++
 			o.add(p)
+			<-o.slots
 		}
 	}
 }
@@ -55,16 +66,23 @@ func (o *searchOut) add(r *fileResult) {
 		o.budgetHit = true
 		return
 	}
-	for i := range r.count {
-		idx := o.total
-		o.total++
-		if idx >= o.offset && idx < o.offset+o.limit {
-			l := r.lines[i]
-			fmt.Fprintf(&o.b, "%s:%d: %s\n", displayName(r.rel), l.n, l.text)
-		}
-	}
+	from := max(0, o.offset-o.total)             // the file's first line on the page
+	to := min(r.count, o.offset+o.limit-o.total) // and the end
+	o.total += r.count
 	if r.count > 0 && o.total > o.offset+o.limit { // its last match is past the page
 		o.moreFiles++
+	}
+	if from >= to {
+		return
+	}
+	var lines []matchLine
+	if to <= len(r.lines) {
+		lines = r.lines[from:to]
+	} else { // the page starts past the lines the worker kept
+		lines = o.reread(r, from, to)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(&o.b, "%s:%d: %s\n", displayName(r.rel), l.n, l.text)
 	}
 }
 

@@ -79,3 +79,23 @@ func TestSearch_B1_BudgetSaysWhatWasNotSearched(t *testing.T) {
 		t.Errorf("searched after the budget: %q", got)
 	}
 }
+
+// TestSearch_B1_PagingInsideOneFile: workers keep the first 100 matches
+// of a file; a page that starts past them reads that file again, so
+// memory does not grow with offset and the page is still exact.
+func TestSearch_B1_PagingInsideOneFile(t *testing.T) {
+	h := newHarness(t)
+	var b strings.Builder
+	for i := range 250 {
+		fmt.Fprintf(&b, "row %d\n", i)
+	}
+	h.write(t, "big/a.txt", b.String())
+	h.write(t, "big/b.txt", "row last\n")
+	got := wantOK(t, h.call(t, "search", `{"pattern":"row","path":"big","offset":180}`))
+	lines := strings.Split(got, "\n")
+	if len(lines) != 71 || lines[0] != "big/a.txt:181: row 180" || lines[69] != "big/a.txt:250: row 249" || lines[70] != "big/b.txt:1: row last" {
+		t.Errorf("page at offset 180:\n%s", got)
+	}
+	got = wantOK(t, h.call(t, "search", `{"pattern":"row","path":"big","offset":120}`))
+	wantContains(t, got, "big/a.txt:121: row 120\n", "big/a.txt:220: row 219\n(more matches cut after 220: 31 more in 2 files; call again with offset=220)")
+}

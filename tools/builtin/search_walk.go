@@ -168,6 +168,11 @@ func (s *searchRun) file(j fileJob, jobs chan<- fileJob) {
 		s.walked.notSearched[j.part]++
 		return
 	}
+	select {
+	case s.out.slots <- struct{}{}: // at most searchInFlight files ahead of the result
+	case <-s.ctx.Done():
+		return
+	}
 	j.seq = s.seq
 	s.seq++
 	if j.dir != nil {
