@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/agent"
@@ -28,6 +30,10 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 	sessionID := fs.String("session", "", "continue the session with this ID (or a unique prefix)")
 	var strict strictFlag
 	fs.Var(&strict, "strict", "fail the run instead of repairing silently (CI, evaluations); --strict=pairing,compaction,normalizer for some")
+	var rf reviewFlags
+	if cmd == "review" {
+		rf.define(fs)
+	}
 	rest, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -62,12 +68,8 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 		fmt.Fprintf(c.stderr, "agentls %s: --approve must be ask, never or all\n", cmd)
 		return 2
 	}
-	if *rng != "" && *file == "" {
-		fmt.Fprintf(c.stderr, "agentls %s: --range needs --file\n", cmd)
-		return 2
-	}
-	if msg := checkFileFlag(*file); msg != "" {
-		fmt.Fprintf(c.stderr, "agentls %s: --file %s\n", cmd, msg)
+	if msg := checkSelection(*file, *rng); msg != "" {
+		fmt.Fprintf(c.stderr, "agentls %s: %s\n", cmd, msg)
 		return 2
 	}
 	defer headlessProcs(c.getenv)()
@@ -76,10 +78,8 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 		logw = c.stderr
 	}
 	log := newLogger(logw, *verbose)
-	// No prestart: a headless run is one task, and the warm helper it
-	// would keep is one init more than its commands, thrown away at exit
-	// (3–4 ms of CPU per session, issue 16), to save a command about
-	// 1.5 ms of start that nothing waits on. The zygote stays warm anyway.
+	// No prestart: its warm helper would cost 3–4 ms of CPU per session to
+	// save 1.5 ms nothing waits on (issue 16); the zygote stays warm.
 	opts, done := c.server(log, log, *profile, nil)
 	defer done()
 	opts.Strict = strict.Strict
@@ -89,8 +89,39 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 	opts.StartExtensions = c.extensionStarter(warnLogger(c.stderr, *verbose), false)
 	return headless.Exec(ctx, &headless.Options{
 		Mode: mode, Instruction: instruction, File: *file, Range: *rng, SessionID: *sessionID,
-		Approve: headless.Approve(*approve), JSON: *asJSON,
+		Approve: headless.Approve(*approve), JSON: *asJSON || rf.format == "json",
+		// A19: the spinner only where a person watches: a terminal.
+		Spinner: !*asJSON && rf.format == "" && onTerminal(c.stderr),
+		FailOn:  rf.failOn, SARIF: rf.format == "sarif", Version: buildVersion(),
 		Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Server: opts,
+	})
+}
+
+// reviewFlags are review's flags for CI (A19): --fail-on LEVEL and
+// --format text|json|sarif.
+type reviewFlags struct {
+	failOn string
+	format string // "" is text
+}
+
+func (r *reviewFlags) define(fs *flag.FlagSet) {
+	fs.Func("fail-on", "exit with code 4 when a finding is at least `LEVEL`: error, warning, info or hint", func(v string) error {
+		if !slices.Contains(headless.Severities, v) {
+			return fmt.Errorf("want one of %s", strings.Join(headless.Severities, ", "))
+		}
+		r.failOn = v
+		return nil
+	})
+	fs.Func("format", "output `FORMAT`: text, json (as --json) or sarif (a SARIF 2.1.0 log of the findings on stdout)", func(v string) error {
+		switch v {
+		case "text":
+			r.format = ""
+		case "json", "sarif":
+			r.format = v
+		default:
+			return errors.New("want text, json or sarif")
+		}
+		return nil
 	})
 }
 
@@ -127,6 +158,25 @@ func (f *strictFlag) Set(s string) error {
 		}
 	}
 	return nil
+}
+
+// checkSelection says what is wrong with --file and --range, or "": a
+// bad range is a bad command line (exit code 2), found before anything
+// starts.
+func checkSelection(file, rng string) string {
+	if rng != "" && file == "" {
+		return "--range needs --file"
+	}
+	if msg := checkFileFlag(file); msg != "" {
+		return "--file " + msg
+	}
+	if rng == "" {
+		return ""
+	}
+	if _, err := headless.ParseRange(rng); err != nil {
+		return sandbox.VisibleText(strings.TrimPrefix(err.Error(), headless.ErrUsage.Error()+": "))
+	}
+	return ""
 }
 
 // checkFileFlag says what is wrong with --file f, or "" when f is empty

@@ -16,7 +16,7 @@ import (
 var synopses = map[string]string{
 	"serve":    "agentls [serve] [-log FILE] [-v] [-profile NAME] [--stdio]   speak LSP on stdio (editors start this)",
 	"plan":     "agentls plan [--file F] [--range L1:C1-L2:C2] [--json] INSTRUCTION   a read-only plan",
-	"review":   "agentls review [--file F] [--range L1:C1-L2:C2] [--json] [INSTRUCTION]   findings, no changes",
+	"review":   "agentls review [--file F] [--range L1:C1-L2:C2] [--json] [--fail-on LEVEL] [--format sarif] [INSTRUCTION]   findings, no changes",
 	"exec":     "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
 	"execute":  "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
 	"vet":      "agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... [--start] < calls.jsonl",
@@ -65,12 +65,12 @@ func isHelp(arg string) bool {
 	return false
 }
 
-// onTerminal reports whether stdin is a terminal: plain `agentls` typed
+// onTerminal reports whether stdin (or stderr) is a terminal: plain `agentls` typed
 // by a person prints the usage instead of waiting silently for LSP, and
 // headless runs ask there. A character device is not enough: /dev/null
 // is one too, and `agentls exec … </dev/null` is a script.
-func onTerminal(stdin io.Reader) bool {
-	f, ok := stdin.(*os.File)
+func onTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}
