@@ -108,8 +108,8 @@ func followJSON(t *testing.T, r io.Reader) []string {
 	for sc.Scan() {
 		var e struct {
 			Type, Text, Subject, Output, Decision, Question, Status string
-			ExitCode                                            *int
-			Edits                                               struct{ Applied int }
+			ExitCode                                                *int
+			Edits                                                   struct{ Applied int }
 		}
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("not a JSON event: %q", sc.Text())
