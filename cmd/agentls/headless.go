@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -38,11 +39,7 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 	if !ok {
 		return code
 	}
-	name := cmd
-	if cmd == "exec" {
-		name = "execute"
-	}
-	mode, err := agent.ParseMode(name)
+	mode, err := modeOf(cmd)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "agentls %s: %v\n", cmd, err)
 		return 2
@@ -68,7 +65,7 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 		fmt.Fprintf(c.stderr, "agentls %s: --approve must be ask, never or all\n", cmd)
 		return 2
 	}
-	if msg := checkSelection(*file, *rng); msg != "" {
+	if msg := cmp.Or(checkSelection(*file, *rng), rf.conflict(*asJSON)); msg != "" {
 		fmt.Fprintf(c.stderr, "agentls %s: %s\n", cmd, msg)
 		return 2
 	}
@@ -95,6 +92,22 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 		FailOn:  rf.failOn, SARIF: rf.format == "sarif", Version: buildVersion(),
 		Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Server: opts,
 	})
+}
+
+// modeOf is the mode of the command cmd (exec is execute).
+func modeOf(cmd string) (agent.Mode, error) {
+	if cmd == "exec" {
+		cmd = "execute"
+	}
+	return agent.ParseMode(cmd)
+}
+
+// conflict says why the review flags do not go with --json, or "".
+func (r *reviewFlags) conflict(asJSON bool) string {
+	if asJSON && r.format == "sarif" {
+		return "--json and --format sarif exclude each other"
+	}
+	return ""
 }
 
 // reviewFlags are review's flags for CI (A19): --fail-on LEVEL and
