@@ -8,8 +8,9 @@ import (
 
 // What search honours of gitignore(5): the .gitignore file of every
 // directory it walks and of the directories above the searched path (up to
-// the workspace root), and .git/info/exclude at the root; not the user's
-// global excludes file (outside the workspace). Inside one file the last
+// the workspace root), and .git/info/exclude at the root, whether or not
+// the workspace is a git repository (ripgrep wants one); not the user's
+// global excludes file (outside the workspace), nor .ignore files. Inside one file the last
 // matching line wins; a deeper file wins over a shallower one. Supported:
 // comments, blank lines, "!" negation, a trailing "/" for directories only,
 // patterns anchored by a "/" at the start or in the middle (else matched
