@@ -2,6 +2,7 @@ package lspserver
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -107,18 +108,26 @@ func ApplyEdits(text string, edits []protocol.TextEdit) (string, error) {
 			spans[j], spans[j-1] = spans[j-1], spans[j]
 		}
 	}
-	var b []byte
-	last := 0
+	size, last := len(text), 0
 	for _, sp := range spans {
 		if sp.start < last {
 			return "", fmt.Errorf("edits overlap")
 		}
-		b = append(b, text[last:sp.start]...)
-		b = append(b, sp.text...)
+		size += len(sp.text) - (sp.end - sp.start)
 		last = sp.end
 	}
-	b = append(b, text[last:]...)
-	return string(b), nil
+	// One buffer of the result's size, turned into the string without a
+	// copy: a one-line edit of a 10 MiB text costs 10 MiB (S4).
+	var b strings.Builder
+	b.Grow(size)
+	last = 0
+	for _, sp := range spans {
+		b.WriteString(text[last:sp.start])
+		b.WriteString(sp.text)
+		last = sp.end
+	}
+	b.WriteString(text[last:])
+	return b.String(), nil
 }
 
 func lspPosition(line, char int) protocol.Position {

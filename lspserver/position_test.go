@@ -1,6 +1,8 @@
 package lspserver
 
 import (
+	"runtime"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -223,4 +225,26 @@ func FuzzApplyEdits(f *testing.F) {
 			}
 		}
 	})
+}
+
+// S4 (issue 27 item 2): applying a one-line edit to a large text builds
+// the result in one buffer of its size, not by doubling and copying.
+func TestApplyEdits_S4_OneBuffer(t *testing.T) {
+	text := strings.Repeat("// a line of a large generated file\n", 100_000)
+	edits := []protocol.TextEdit{{Range: protocol.Range{Start: lspPosition(5000, 3), End: lspPosition(5000, 4)}, NewText: "A"}}
+	var got string
+	allocs := testing.AllocsPerRun(5, func() { got, _ = ApplyEdits(text, edits) })
+	if allocs > 2 {
+		t.Errorf("%v allocations for one edit, want at most 2 (the spans and the result)", allocs)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, _ = ApplyEdits(text, edits)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(text))*5/4 {
+		t.Errorf("%d bytes allocated for a %d-byte text, want about its size", n, len(text))
+	}
+	if len(got) != len(text) || got[5000*36+3] != 'A' {
+		t.Errorf("the edit did not land where it should")
+	}
 }

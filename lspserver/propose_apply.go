@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -80,7 +79,7 @@ func ptr[T any](v T) *T { return &v }
 // unifiedDiff renders a change for people, bounded so that a question
 // stays readable.
 func unifiedDiff(name, old, new string) string {
-	d := udiff.Unified("a/"+name, "b/"+name, old, new)
+	d := tools.UnifiedDiff(name, old, new)
 	const max = 4000
 	if len(d) > max {
 		d = d[:max] + "\n… (diff cut)"

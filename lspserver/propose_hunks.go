@@ -7,6 +7,7 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 )
 
 // hunk is one contiguous line-level change of a proposal: old[start:end]
@@ -19,10 +20,14 @@ type hunk struct {
 }
 
 // computeHunks splits the change from old to new into line hunks; adjacent
-// line edits merge into one hunk.
+// line edits merge into one hunk. The lines both share at the head and the
+// tail are left out of the diff (S4): a one-line change in a big file
+// costs its own lines.
 func computeHunks(old, new string) []hunk {
+	head, tail := tools.CommonLines(old, new)
 	var hs []hunk
-	for _, e := range udiff.Lines(old, new) {
+	for _, e := range udiff.Lines(old[head:len(old)-tail], new[head:len(new)-tail]) {
+		e.Start, e.End = e.Start+head, e.End+head
 		if n := len(hs); n > 0 && hs[n-1].end == e.Start {
 			hs[n-1].end = e.End
 			hs[n-1].repl += e.New
@@ -30,8 +35,11 @@ func computeHunks(old, new string) []hunk {
 		}
 		hs = append(hs, hunk{start: e.Start, end: e.End, repl: e.New})
 	}
+	line, at := 1, 0 // the line number of old[at]
 	for i := range hs {
-		first := strings.Count(old[:hs[i].start], "\n") + 1
+		line += strings.Count(old[at:hs[i].start], "\n")
+		at = hs[i].start
+		first := line
 		last := first + strings.Count(old[hs[i].start:hs[i].end], "\n") - 1
 		if last < first {
 			hs[i].lines = fmt.Sprintf("%d (insert)", first)

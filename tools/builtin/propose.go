@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	udiff "github.com/aymanbagabas/go-udiff"
-
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
@@ -94,7 +92,7 @@ func confirmChange(ctx context.Context, env *tools.Env, ch *tools.FileChange) *t
 	if _, blind := env.Edits.(tools.BlindProposer); !blind || ch.Preapproved {
 		return nil
 	}
-	diff := udiff.Unified("a/"+ch.Path, "b/"+ch.Path, string(ch.Old), string(ch.New))
+	diff := tools.UnifiedDiff(ch.Path, string(ch.Old), string(ch.New))
 	ans, ok := env.Call.Ask(ctx, &tools.ApprovalRequest{Tool: ch.Tool, Risk: tools.RiskWrite, Subject: ch.Path, Preview: diff,
 		Control: ch.Control, Warning: ch.Warning})
 	switch {
