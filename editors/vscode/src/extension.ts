@@ -414,7 +414,7 @@ async function revert(args: unknown[], next: ExecuteCommandSignature): Promise<u
  */
 async function showResult(name: string, run: Run, r: protocol.Result, command: string): Promise<void> {
 	output.info(`${name} ${r.sessionId}: ${r.status}; ${(r.steps ?? []).map(stepText).join('; ')}`);
-	// A plan is markdown: the toast shows its first line as plain text, and Open Plan renders it.
+	// A plan is markdown: the toast shows its first line as plain text; Open Plan opens the whole document.
 	const isPlan = name === 'plan' && r.status === 'done' && r.summary.trim() !== '';
 	let text = `agentls ${name} ${r.status}: ${isPlan ? firstLine(r.summary) : r.summary}`;
 	if (r.findings?.length) text += ` (${r.findings.length} finding(s) in Problems)`;
@@ -435,7 +435,7 @@ async function showResult(name: string, run: Run, r: protocol.Result, command: s
 		if (pick === EXECUTE_PLAN) await vscode.commands.executeCommand(protocol.Execute, { ...last?.arg, instruction: '', sessionId: r.sessionId });
 		if (pick === FOLLOW_UP) await vscode.commands.executeCommand(command, { ...last?.arg, sessionId: r.sessionId });
 		if (pick === REVERT) await vscode.commands.executeCommand(protocol.Revert, { runId: r.runId });
-		if (pick === 'Open Plan' && plan) await vscode.commands.executeCommand('markdown.showPreview', plan);
+		if (pick === 'Open Plan' && plan) await vscode.window.showTextDocument(plan, { preview: false });
 	});
 }
 

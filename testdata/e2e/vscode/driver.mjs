@@ -388,4 +388,17 @@ async function run() {
 		await page.locator('.monaco-editor .view-lines', { hasText: 'Capitalize both words' }).first().waitFor({ state: 'visible' });
 		await shot('session-open');
 	});
+	await step('sessions_revert', async () => {
+		// Revert a run of an earlier session from the sessions view (issue 24 item 8): the hunk it
+		// applied goes and the file it created is deleted.
+		await command('agentls: Sessions…');
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Capitalize both words' }).first().click();
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Revert a run' }).first().click();
+		await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet_test.go' }).first().click();
+		await notification('agentls: reverted');
+		await shot('session-revert');
+		if (diskText().includes('"Hello, "')) throw new Error(`the reverted hunk is still in main.go:\n${diskText()}`);
+		const created = fileState('greet_test.go');
+		if (created !== undefined) throw new Error(`greet_test.go, created by the reverted run, is still there: ${JSON.stringify(created)}`);
+	});
 }
