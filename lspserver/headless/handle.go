@@ -149,7 +149,7 @@ func answered(action string) (decision, how string) {
 	case command.ActionModify:
 		return decisionEdit, "to be edited on the terminal"
 	case command.ActionAlwaysAllow:
-		return decisionApproved, "approved on the terminal, for the rest of the session"
+		return decisionApproved, "approved on the terminal, and like it while agentls runs"
 	}
 	return decisionApproved, "approved on the terminal"
 }

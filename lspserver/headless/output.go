@@ -37,6 +37,8 @@ type printer struct {
 	// turn, which the result's summary need not repeat.
 	textTurn int
 	streamed strings.Builder
+	// lastWarning is the last warning printed.
+	lastWarning string
 }
 
 // The --json events. Their fields are in alphabetical order, the order the
@@ -128,6 +130,9 @@ func (p *printer) progress(kind, title, msg string) {
 var levels = map[int]string{1: "error", 2: "warning", 3: "info", 4: "log"}
 
 func (p *printer) log(typ int, msg string) {
+	if p.repeated(typ, msg) {
+		return
+	}
 	if p.json && typ == int(protocol.MessageTypeWarning) {
 		p.event(warningEvent{Message: msg, Type: "warning"})
 		return
@@ -137,6 +142,22 @@ func (p *printer) log(typ int, msg string) {
 		return
 	}
 	p.text(p.errw, "[%s] %s\n", levels[typ], sandbox.VisibleText(msg))
+}
+
+// repeated reports whether msg is the warning just printed: the server
+// sends a warning the user must act on both as window/logMessage and as
+// window/showMessage, and one line says it.
+func (p *printer) repeated(typ int, msg string) bool {
+	if typ != int(protocol.MessageTypeWarning) {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if msg == p.lastWarning {
+		return true
+	}
+	p.lastWarning = msg
+	return false
 }
 
 func (p *printer) diff(path, d string) {
