@@ -17,7 +17,7 @@ import (
 // search limits.
 const (
 	searchMaxMatches   = 100 // matches shown per call; offset pages
-	searchInFlight     = 128 // files handed out and not yet in the result
+	searchInFlight     = 8   // batches of files handed out and not yet in the result
 	searchMaxLineRunes = 200
 	searchMaxFileBytes = 1 << 20
 )
@@ -132,7 +132,7 @@ type matchLine struct {
 
 // searchFile reads and searches one file; buf is the worker's buffer.
 func (s *searchRun) searchFile(j fileJob, buf *[]byte) fileResult {
-	r := fileResult{seq: j.seq, rel: j.rel, part: j.part}
+	r := fileResult{rel: j.rel, part: j.part}
 	if j.dir != nil {
 		defer j.dir.release()
 	}

@@ -10,7 +10,6 @@ import (
 
 // fileResult is what a worker found in one file.
 type fileResult struct {
-	seq        int
 	rel, part  string
 	count      int         // matching lines
 	lines      []matchLine // the first limit of them
@@ -32,9 +31,9 @@ type searchOut struct {
 	// reread gives the matching lines [from, to) of a file whose page
 	// starts past the lines its worker kept.
 	reread func(r *fileResult, from, to int) []matchLine
-	// slots bounds the files handed out and not yet added: the walker
-	// takes one per file, add gives it back, so results waiting for an
-	// earlier file stay few.
+	// slots bounds the batches handed out and not yet added: the walker
+	// takes one per batch, collect gives it back, so results waiting for
+	// an earlier batch stay few.
 	slots chan struct{}
 }
 
@@ -43,17 +42,19 @@ func newSearchOut(offset, limit int) *searchOut {
 		slots: make(chan struct{}, searchInFlight)}
 }
 
-// collect adds the results in walk order (seq), whatever order they come
-// in; it holds at most the results still in flight.
-func (o *searchOut) collect(results <-chan fileResult) {
-	pending := map[int]*fileResult{}
+// collect adds the results in walk order, whatever order the batches
+// come in; it holds at most the batches still in flight.
+func (o *searchOut) collect(results <-chan resultBatch) {
+	pending := map[int][]fileResult{}
 	next := 0
-	for r := range results {
-		pending[r.seq] = &r
-		for p, ok := pending[next]; ok; p, ok = pending[next] {
+	for b := range results {
+		pending[b.n] = b.results
+		for rs, ok := pending[next]; ok; rs, ok = pending[next] {
 			delete(pending, next)
 			next++
-			o.add(p)
+			for i := range rs {
+				o.add(&rs[i])
+			}
 			<-o.slots
 		}
 	}

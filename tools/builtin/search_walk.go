@@ -31,8 +31,9 @@ type searchRun struct {
 
 	// Walker state, written by the walk goroutine and read after it ends.
 	start   string // the searched directory
-	seq     int
-	stopped bool // the budget ran out: files are counted, not handed out
+	jobs    chan jobBatch
+	batch   jobBatch // files found and not yet handed out
+	stopped bool     // the budget ran out: files are counted, not handed out
 	walked  walkCounts
 }
 
@@ -43,9 +44,24 @@ type walkCounts struct {
 	countCut    bool           // the counting of those stopped too
 }
 
+// jobBatch is consecutive files of the walk, handed out together so that
+// the workers and the walk meet once per batch, not once per file.
+type jobBatch struct {
+	n    int // the batch's place in the walk
+	jobs []fileJob
+}
+
+// searchBatch is the most files in a batch.
+const searchBatch = 32
+
+// resultBatch is what a worker found in the files of one jobBatch.
+type resultBatch struct {
+	n       int
+	results []fileResult
+}
+
 // fileJob is one file for a worker.
 type fileJob struct {
-	seq  int
 	dir  *dirRef // the open parent; nil: read through the workspace only
 	name string  // in dir
 	rel  string  // workspace-relative, as reported
@@ -77,21 +93,30 @@ func (s *searchRun) run(rel string) error {
 		return nil // swapped for a symlink since it was resolved: nothing to search
 	}
 	s.start = rel
-	jobs := make(chan fileJob, 256)
-	results := make(chan fileResult, 256)
+	s.jobs = make(chan jobBatch, searchInFlight)
+	results := make(chan resultBatch, searchInFlight)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			var buf []byte
-			for j := range jobs {
-				results <- s.searchFile(j, &buf)
+			for b := range s.jobs {
+				rs := make([]fileResult, len(b.jobs))
+				for i, j := range b.jobs {
+					rs[i] = s.searchFile(j, &buf)
+				}
+				results <- resultBatch{b.n, rs}
 			}
 		})
 	}
 	var walkErr error
 	go func() {
-		walkErr = s.walkDir(newDirRef(d), rel, s.ancestorIgnores(rel), jobs)
-		close(jobs)
+		walkErr = s.walkDir(newDirRef(d), rel, s.ancestorIgnores(rel))
+		if walkErr == nil {
+			s.flush()
+		} else {
+			s.drop()
+		}
+		close(s.jobs)
 		wg.Wait()
 		close(results)
 	}()
@@ -111,7 +136,7 @@ func newDirRef(d *sandbox.Dir) *dirRef {
 
 // walkDir hands out the files of the directory d (workspace path rel) and
 // walks its subdirectories, then releases d.
-func (s *searchRun) walkDir(d *dirRef, rel string, ign ignoreStack, jobs chan<- fileJob) error {
+func (s *searchRun) walkDir(d *dirRef, rel string, ign ignoreStack) error {
 	defer d.release()
 	ents, err := d.d.Entries()
 	if err != nil {
@@ -138,13 +163,13 @@ func (s *searchRun) walkDir(d *dirRef, rel string, ign ignoreStack, jobs chan<- 
 			if err != nil {
 				continue // swapped for a symlink, or gone: not followed
 			}
-			if err := s.walkDir(newDirRef(sub), child, ign, jobs); err != nil {
+			if err := s.walkDir(newDirRef(sub), child, ign); err != nil {
 				return err
 			}
 		case t.IsRegular() && !ign.ignored(child, false):
-			s.file(fileJob{dir: d, name: e.Name(), rel: child, via: child}, jobs)
+			s.file(fileJob{dir: d, name: e.Name(), rel: child, via: child})
 		case t&fs.ModeSymlink != 0 && !ign.ignored(child, false):
-			s.symlink(child, jobs)
+			s.symlink(child)
 		}
 	}
 	return nil
@@ -152,7 +177,7 @@ func (s *searchRun) walkDir(d *dirRef, rel string, ign ignoreStack, jobs chan<- 
 
 // file hands out the regular file j, unless it may hold credentials or
 // the budget is spent.
-func (s *searchRun) file(j fileJob, jobs chan<- fileJob) {
+func (s *searchRun) file(j fileJob) {
 	j.part = s.part(j.rel)
 	switch {
 	case sandbox.IsSecretPath(j.rel):
@@ -160,37 +185,63 @@ func (s *searchRun) file(j fileJob, jobs chan<- fileJob) {
 		return
 	case !s.stopped && time.Now().After(s.deadline):
 		s.stopped = true
+		s.drop() // not searched either
 	}
 	if s.stopped {
-		if s.walked.notSearched == nil {
-			s.walked.notSearched = map[string]int{}
-		}
-		s.walked.notSearched[j.part]++
+		s.notSearched(j.part)
 		return
 	}
-	select {
-	case s.out.slots <- struct{}{}: // at most searchInFlight files ahead of the result
-	case <-s.ctx.Done():
-		return
-	}
-	j.seq = s.seq
-	s.seq++
 	if j.dir != nil {
 		j.dir.refs.Add(1)
 	}
+	if s.batch.jobs = append(s.batch.jobs, j); len(s.batch.jobs) == searchBatch {
+		s.flush()
+	}
+}
+
+// flush hands out the batch: at most searchInFlight batches are ahead of
+// the result (a slot each, given back when the result takes it in).
+func (s *searchRun) flush() {
+	if len(s.batch.jobs) == 0 {
+		return
+	}
 	select {
-	case jobs <- j:
+	case s.out.slots <- struct{}{}:
 	case <-s.ctx.Done():
+		s.drop()
+		return
+	}
+	select {
+	case s.jobs <- s.batch:
+		s.batch = jobBatch{n: s.batch.n + 1}
+	case <-s.ctx.Done():
+		s.drop()
+	}
+}
+
+// drop gives up the batch not handed out, counting its files as not
+// searched.
+func (s *searchRun) drop() {
+	for _, j := range s.batch.jobs {
 		if j.dir != nil {
 			j.dir.release()
 		}
+		s.notSearched(j.part)
 	}
+	s.batch.jobs = s.batch.jobs[:0]
+}
+
+func (s *searchRun) notSearched(part string) {
+	if s.walked.notSearched == nil {
+		s.walked.notSearched = map[string]int{}
+	}
+	s.walked.notSearched[part]++
 }
 
 // symlink follows a symlink only to a regular file inside the workspace,
 // read through the workspace; symlinked directories are not entered,
 // which also rules out loops.
-func (s *searchRun) symlink(rel string, jobs chan<- fileJob) {
+func (s *searchRun) symlink(rel string) {
 	target, err := sandbox.ResolvePath(s.env.Root, rel)
 	if err != nil {
 		return // leads outside the workspace
@@ -200,7 +251,7 @@ func (s *searchRun) symlink(rel string, jobs chan<- fileJob) {
 		return
 	}
 	if fi, err := s.root.Stat(target); err == nil && fi.Mode().IsRegular() && fi.Size() <= searchMaxFileBytes {
-		s.file(fileJob{rel: rel, via: target}, jobs)
+		s.file(fileJob{rel: rel, via: target})
 	}
 }
 
