@@ -15,10 +15,11 @@ import (
 
 // searchRun is one search call. One goroutine walks the tree depth-first
 // in name order with a handle per directory (sandbox.Dir: children opened
-// relative to their parent, never through a symlink) and numbers the files
-// it hands out; GOMAXPROCS workers read and search them; the calling
-// goroutine puts the results back in walk order, so the output is the same
-// whatever the scheduling.
+// relative to their parent, never through a symlink) and hands the files
+// out in numbered batches; GOMAXPROCS workers read and search them; the
+// calling goroutine puts the results back in walk order, so the output is
+// the same whatever the scheduling. After searchBudget the walk only
+// counts what it finds, for the result to say what was not searched.
 type searchRun struct {
 	ctx           context.Context
 	env           *tools.Env
