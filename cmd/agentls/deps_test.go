@@ -43,13 +43,21 @@ var depsRules = map[string][]string{
 	"agent/script":        {},        // the demo's scripted model: a product package, no agent internals
 	"agent/session":       {"agent"}, // sessions persist the agent's conversation; no tools, no LSP
 	// One agent run for any front-end (LSP, ACP): no front-end, no protocol.
-	"lspserver/agentrun":  {"agent/...", "tools/...", "sandbox/...", "prompts"},
+	"lspserver/agentrun": {"agent/...", "tools/...", "sandbox/...", "prompts"},
+	// The ACP front-end (E20): the run, never the LSP server.
+	"lspserver/acp":       {"lspserver/agentrun", "agent/...", "tools/...", "sandbox/...", "prompts"},
 	"cmd":                 {"lspserver/...", "agent/...", "tools/...", "sandbox/...", "prompts"},
 	"cmd/agentls-sandbox": {"sandbox/exec"}, // the small helper binary (issue 16); see TestDeps_SandboxHelperIsSmall
 
 	// What sandbox/exec runs in the zygote and in each command's init
 	// (issue 23): it cannot reach the server's state, or anything of ours.
 	"sandbox/exec/internal/child": {},
+}
+
+// owners are packages of ours that one importer alone may import (test
+// files aside): a front-end belongs to its subcommand.
+var owners = map[string][]string{
+	"lspserver/acp": {"cmd/agentls"},
 }
 
 // testOnly are test-helper packages: only _test.go files (whose imports
@@ -66,6 +74,7 @@ var thirdParty = map[string][]string{
 	"golang.org/x/net/html":                  {"tools/htmltext"},
 	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},       // and its mcptest
 	"github.com/fsnotify/fsnotify":           {"lspserver/watch"}, // file watching (E10)
+	"github.com/coder/acp-go-sdk":            {"lspserver/acp"},   // the Agent Client Protocol (E20)
 }
 
 // closedThirdParty lists, for packages whose libraries are a closed list,
@@ -82,6 +91,7 @@ var closedThirdParty = map[string][]string{
 	"lspserver/command":   {"go.lsp.dev/protocol"},
 	"lspserver/transport": {"go.lsp.dev/"},
 	"lspserver/agentrun":  {},
+	"lspserver/acp":       {"github.com/coder/acp-go-sdk", "github.com/aymanbagabas/go-udiff"},
 	"agent/script":        {},
 	"agent/session":       {},
 	"tools/hooks":         {},
@@ -175,6 +185,13 @@ func TestDeps_CatchesUpwardImports(t *testing.T) {
 		{"the run imports the LSP wire shapes", pkg{module + "/lspserver/agentrun", []string{module + "/lspserver/command"}}, 1},
 		{"the run imports LSP types", pkg{module + "/lspserver/agentrun", []string{"go.lsp.dev/protocol"}}, 1},
 		{"allowed: agentrun", pkg{module + "/lspserver/agentrun", []string{module + "/agent/session", module + "/tools/builtin", "log/slog"}}, 0},
+		{"E20: acp imports the LSP server", pkg{module + "/lspserver/acp", []string{module + "/lspserver", "go.lsp.dev/protocol"}}, 2},
+		{"E20: the LSP server imports acp", pkg{module + "/lspserver", []string{module + "/lspserver/acp"}}, 1},
+		{"E20: headless imports acp", pkg{module + "/lspserver/headless", []string{module + "/lspserver/acp"}}, 1},
+		{"E20: the LSP server imports the ACP SDK", pkg{module + "/lspserver", []string{"github.com/coder/acp-go-sdk"}}, 1},
+		{"E20: acp imports another library", pkg{module + "/lspserver/acp", []string{"github.com/google/go-cmp/cmp"}}, 1},
+		{"allowed: acp", pkg{module + "/lspserver/acp", []string{module + "/lspserver/agentrun", module + "/tools/builtin", "github.com/coder/acp-go-sdk"}}, 0},
+		{"allowed: cmd imports acp", pkg{module + "/cmd/agentls", []string{module + "/lspserver/acp"}}, 0},
 	} {
 		if got := violations([]pkg{c.pkg}); len(got) != c.want {
 			t.Errorf("%s: %d violations, want %d: %q", c.name, len(got), c.want, got)
@@ -200,6 +217,8 @@ func violations(pkgs []pkg) []string {
 					out = append(out, fmt.Sprintf("%s imports %s: a test helper, for _test.go files only", from, imp))
 				case !matchAny(to, allowed):
 					out = append(out, fmt.Sprintf("%s imports %s: not in its allowed imports %v", from, imp, allowed))
+				case owners[to] != nil && !slices.Contains(owners[to], from):
+					out = append(out, fmt.Sprintf("%s imports %s: only %v may", from, imp, owners[to]))
 				}
 				continue
 			}

@@ -15,6 +15,7 @@ import (
 // `agentls CMD --help` and `agentls help CMD` (E17).
 var synopses = map[string]string{
 	"serve":    "agentls [serve] [-log FILE] [-v] [-profile NAME] [--stdio]   speak LSP on stdio (editors start this)",
+	"acp":      "agentls acp [-log FILE] [-v] [-profile NAME] [--root DIR]   speak the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)",
 	"plan":     "agentls plan [--file F] [--range L1:C1-L2:C2] [--json] INSTRUCTION   a read-only plan",
 	"review":   "agentls review [--file F] [--range L1:C1-L2:C2] [--json] [--fail-on LEVEL] [--format sarif] [INSTRUCTION]   findings, no changes",
 	"exec":     "agentls exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json] INSTRUCTION   make the change; every edit asked",
