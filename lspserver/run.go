@@ -125,6 +125,7 @@ func (r *run) close() {
 	if r.ws != nil {
 		r.ws.root.Close()
 	}
+	releaseMemory(keepBytes) // memory.go
 }
 
 // frontEnd is what the LSP server gives a run of package agentrun: the

@@ -58,6 +58,12 @@ func startServe(b *testing.B, bin string, env ...string) *serveProc {
 
 // startServeWith is startServe with h answering the server's requests.
 func startServeWith(b *testing.B, bin string, h jsonrpc2.Handler, env ...string) *serveProc {
+	return startServeCaps(b, bin, h, map[string]any{}, env...)
+}
+
+// startServeCaps is startServeWith for a client with the given
+// capabilities.
+func startServeCaps(b *testing.B, bin string, h jsonrpc2.Handler, caps map[string]any, env ...string) *serveProc {
 	root, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -83,7 +89,7 @@ func startServeWith(b *testing.B, bin string, h jsonrpc2.Handler, env ...string)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	params := map[string]any{"processId": nil, "rootUri": "file://" + root, "capabilities": map[string]any{}}
+	params := map[string]any{"processId": nil, "rootUri": "file://" + root, "capabilities": caps}
 	if _, err := p.conn.Call(context.Background(), "initialize", params, nil); err != nil {
 		b.Fatalf("initialize: %v", err)
 	}
