@@ -107,6 +107,7 @@ npm_ci() {
 
 npm_ci "$repo/testdata/e2e/node"
 npm_ci "$repo/testdata/e2e/mcp"
+npm_ci "$repo/testdata/e2e/acp" # the ACP client: @agentclientprotocol/sdk
 npm_ci "$repo/editors/vscode"
 npm_ci "$repo/testdata/e2e/vscode"
 

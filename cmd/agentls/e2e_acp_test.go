@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/agent/llmtest"
+)
+
+// acpResult is what testdata/e2e/acp/client.mjs saw.
+type acpResult struct {
+	LoadSession bool     `json:"loadSession"`
+	SessionID   string   `json:"sessionId"`
+	StopReasons []string `json:"stopReasons"`
+	Errors      []string `json:"errors"`
+	Updates     []struct {
+		Prompt int             `json:"prompt"`
+		Update json.RawMessage `json:"update"`
+	} `json:"updates"`
+	Permissions []struct {
+		Prompt  int             `json:"prompt"`
+		Title   string          `json:"title"`
+		Text    string          `json:"text"`
+		Options []string        `json:"options"`
+		Diff    json.RawMessage `json:"diff"`
+	} `json:"permissions"`
+}
+
+// TestACPSDKClient_E20: the official TypeScript SDK's client side
+// (@agentclientprotocol/sdk, npm) drives `agentls acp` against a scripted
+// model: plan (streamed text, a read tool call, plan entries), then
+// execute in the same session, where one hunk of two is accepted (the
+// disk holds exactly it, and the model is told the other was rejected),
+// a denied command never runs, a control file is asked with its warning
+// and without "allow always"; then an approved long command is cancelled
+// while it runs: the prompt answers cancelled and no process is left.
+// Needs AGENTLS_E2E=1 and .ci/install-e2e.sh (npm ci in testdata/e2e/acp).
+func TestACPSDKClient_E20(t *testing.T) {
+	if os.Getenv(e2eEnv) != "1" {
+		t.Skipf("the ACP SDK client test runs with %s=1", e2eEnv)
+	}
+	node := needTool(t, "Node.js", "node")
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(repo, "testdata", "e2e", "acp")
+	needTool(t, "@agentclientprotocol/sdk (npm ci in testdata/e2e/acp)", filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json"))
+	bin := buildAgentls(t)
+	data, err := os.ReadFile(filepath.Join(dir, "script.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.NewServer(script)
+	t.Cleanup(model.Close)
+	ws := copyWorkspace(t, repo)
+	resultFile := filepath.Join(t.TempDir(), "acp-result.json")
+	env := append(modelEnv(t, model), "AGENTLS_E2E_BIN="+bin, "AGENTLS_E2E_WS="+ws, "AGENTLS_E2E_RESULT="+resultFile)
+	out, err := runBoundedFor(t, exec.Command(node, filepath.Join(dir, "client.mjs")), dir, env, 2*e2eScenarioTime)
+	var res acpResult
+	data, rerr := os.ReadFile(resultFile)
+	if rerr == nil {
+		rerr = json.Unmarshal(data, &res)
+	}
+	if err != nil || rerr != nil || len(res.Errors) > 0 {
+		t.Fatalf("client: exit %v, result %v, errors %q\noutput:\n%s", err, rerr, res.Errors, tail2(string(out), 6000))
+	}
+	checkACPStream(t, &res)
+	checkACPPermissions(t, &res)
+	checkACPDisk(t, ws)
+	checkACPModel(t, model)
+	if t.Failed() {
+		t.Logf("client output:\n%s\nresult:\n%s", tail2(string(out), 4000), tail2(string(data), 12000))
+	}
+}
+
+// checkACPStream: three prompts (end_turn, end_turn, cancelled), the
+// plan's text and entries, tool calls with kinds and statuses.
+func checkACPStream(t *testing.T, res *acpResult) {
+	t.Helper()
+	if !res.LoadSession || !slices.Equal(res.StopReasons, []string{"end_turn", "end_turn", "cancelled"}) {
+		t.Errorf("loadSession %v, stop reasons %q; want true and end_turn, end_turn, cancelled", res.LoadSession, res.StopReasons)
+	}
+	var text string
+	kinds := map[string]bool{}
+	var plan, inProgress, completed, failed bool
+	for _, u := range res.Updates {
+		var v struct {
+			SessionUpdate string `json:"sessionUpdate"`
+			Content       struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			Kind    string            `json:"kind"`
+			Status  string            `json:"status"`
+			Entries []json.RawMessage `json:"entries"`
+		}
+		_ = json.Unmarshal(u.Update, &v)
+		switch v.SessionUpdate {
+		case "agent_message_chunk":
+			text += v.Content.Text
+		case "plan":
+			plan = plan || (u.Prompt == 1 && len(v.Entries) == 2)
+		case "tool_call":
+			kinds[v.Kind] = true
+		}
+		inProgress = inProgress || v.Status == "in_progress"
+		completed = completed || v.Status == "completed"
+		failed = failed || v.Status == "failed"
+	}
+	if !strings.Contains(text, "Capitalise the greeting") || !plan {
+		t.Errorf("plan: streamed text %q, plan update with 2 entries %v", text, plan)
+	}
+	if !kinds["read"] || !kinds["edit"] || !kinds["execute"] || !inProgress || !completed || !failed {
+		t.Errorf("tool call kinds %v, statuses in_progress %v completed %v failed %v", kinds, inProgress, completed, failed)
+	}
+}
+
+// checkACPPermissions: one permission per hunk with its diff, the
+// command with its sandbox note, the control file with its warning and
+// no "allow always".
+func checkACPPermissions(t *testing.T, res *acpResult) {
+	t.Helper()
+	var hunks, command, control, sleep int
+	for _, p := range res.Permissions {
+		switch {
+		case strings.Contains(p.Title, "main.go") && strings.Contains(p.Title, "of 2"):
+			hunks++
+			if len(p.Diff) == 0 || !strings.Contains(string(p.Diff), `"oldText"`) {
+				t.Errorf("hunk permission %q without a diff: %s", p.Title, p.Diff)
+			}
+		case strings.Contains(p.Text, "touch denied.txt"):
+			command++
+			if !strings.Contains(p.Text, "(in the workspace, timeout") || !slices.Contains(p.Options, "allow_always") {
+				t.Errorf("command permission: text %q options %v", p.Text, p.Options)
+			}
+		case strings.Contains(p.Title, ".vscode/settings.json"):
+			control++
+			if !strings.Contains(p.Text, "WARNING") || slices.Contains(p.Options, "allow_always") {
+				t.Errorf("control file permission: text %q options %v", p.Text, p.Options)
+			}
+		case strings.Contains(p.Text, "sleep 30.5"):
+			sleep++
+		}
+	}
+	if hunks != 2 || command != 1 || control != 1 || sleep != 1 {
+		t.Errorf("permissions: %d hunks (want 2), %d denied command, %d control file, %d long command (want 1 each)", hunks, command, control, sleep)
+	}
+}
+
+// checkACPDisk: main.go holds exactly the accepted hunk; the denied
+// command, the denied control file and the cancelled command left
+// nothing; no process of the cancelled command is left.
+func checkACPDisk(t *testing.T, ws string) {
+	t.Helper()
+	got, _ := os.ReadFile(filepath.Join(ws, "main.go"))
+	if !strings.Contains(string(got), `"Hello, "`) || !strings.Contains(string(got), `greet("world")`) {
+		t.Errorf("main.go = %s; want the first hunk alone", got)
+	}
+	for _, name := range []string{"denied.txt", ".vscode/settings.json", "late.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, name)); err == nil {
+			t.Errorf("%s exists: a denied or cancelled action ran", name)
+		}
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "30.5") && strings.Contains(string(b), "sleep") {
+			t.Errorf("the cancelled command is still running: %s %q", p, b)
+		}
+	}
+}
+
+// checkACPModel: the model was told the second hunk was rejected and the
+// command denied.
+func checkACPModel(t *testing.T, model *llmtest.Server) {
+	t.Helper()
+	var all strings.Builder
+	for _, r := range model.Requests() {
+		all.Write(r)
+	}
+	for _, want := range []string{"rejected hunk 2", "approval_denied", `\"applied\":false`} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("the model was never told %q", want)
+		}
+	}
+}
