@@ -42,3 +42,11 @@ func (w *workspace) disk(rel string) (string, bool) {
 	b, err := w.root.ReadFile(rel, maxFileSize)
 	return string(b), err == nil
 }
+
+// Buffered reports whether the editor holds a buffer for rel: search
+// reads such a file through ReadFile (the buffer wins) and every other one
+// straight from the disk (issue 27 item 1).
+func (w *workspace) Buffered(rel string) bool {
+	_, ok := w.s.docs.get(w.s.uriFor(rel))
+	return ok
+}
