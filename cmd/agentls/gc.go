@@ -11,14 +11,19 @@ import (
 // ms of a 33 ms server. GOGC=200 halves that for ≈ 0.5 MiB more peak
 // RSS (testdata/bench/replay.sh: server CPU 33–35 → 27–28 ms, RSS 28.7
 // → 29.1 MiB). The memory limit keeps a large heap (big documents) from
-// growing to three times its live size: near 256 MiB the collector runs
-// as often as it must. A GOGC or GOMEMLIMIT the user set wins.
+// growing to three times its live size: near 96 MiB the collector runs
+// as often as it must. A one-line edit of a 10 MiB file holds ~100 MB
+// live for a moment; under a 256 MiB limit it peaked at 180 MiB headless
+// and 270 MiB in serve, under 96 MiB at 117 and 129 MiB (issue 27 item 2,
+// BenchmarkBigEdit_I27, BenchmarkServeBigEdit_I27), while a session's own
+// heap of a few MiB never comes near it. A GOGC or GOMEMLIMIT the user
+// set wins.
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
 	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(256 << 20)
+		debug.SetMemoryLimit(memoryLimit)
 	}
 }
 
@@ -38,3 +43,6 @@ func headlessProcs(getenv func(string) string) (restore func()) {
 	prev := runtime.GOMAXPROCS(1)
 	return func() { runtime.GOMAXPROCS(prev) }
 }
+
+// memoryLimit is the soft limit of the heap (see tuneGC).
+const memoryLimit = 96 << 20

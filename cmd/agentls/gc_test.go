@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestTuneGC_Issue16: the server collects at GOGC=200 under a 256 MiB
+// TestTuneGC_Issue16: the server collects at GOGC=200 under a 96 MiB
 // limit, unless the user set GOGC or GOMEMLIMIT.
 func TestTuneGC_Issue16(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -17,8 +17,8 @@ func TestTuneGC_Issue16(t *testing.T) {
 		pct   int
 		limit int64
 	}{
-		{map[string]string{}, 200, 256 << 20},
-		{map[string]string{"GOGC": "50"}, 100, 256 << 20},
+		{map[string]string{}, 200, 96 << 20},
+		{map[string]string{"GOGC": "50"}, 100, 96 << 20},
 		{map[string]string{"GOMEMLIMIT": "1GiB"}, 200, math.MaxInt64},
 	} {
 		debug.SetGCPercent(100)

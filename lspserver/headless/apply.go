@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentls/agentls/lspserver"
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 )
 
 // applyEdit shows the proposal, asks for each annotated hunk, and writes
@@ -75,7 +75,7 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if err != nil {
 		return false, err.Error()
 	}
-	c.out.diff(rel, udiff.Unified("a/"+rel, "b/"+rel, old, proposed))
+	c.out.diff(rel, tools.UnifiedDiff(rel, old, proposed))
 	keep := c.confirmHunks(rel, all, ids, notes)
 	if c.ctx.Err() != nil {
 		// Ctrl-C at a prompt (E17): nothing of this edit is written,
