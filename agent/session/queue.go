@@ -88,45 +88,91 @@ func (q *queue) waiters() int {
 	return len(q.waiting)
 }
 
-// tryLock takes the lock of lockFile if no one holds it, without waiting;
-// nil when it is held (or cannot be taken).
-func tryLock(path string) *os.File {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil
-	}
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		f.Close()
-		return nil
-	}
-	return f
-}
-
 // lockPoll is how often a run waiting for another process's lock on a
 // session looks again.
 const lockPoll = 50 * time.Millisecond
 
-// lockFile takes an exclusive advisory lock (flock) on path, waiting for
-// ctx while another process holds it. The lock ends when the returned file
-// is closed, or when the process dies.
-func lockFile(ctx context.Context, path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
+// Lock files (issue 25): <id>.lock exists only while a run holds it.
+// The holder removes it before it lets go, and whoever takes a lock checks
+// that the path still names the file it locked — otherwise it locked a
+// file already removed, and takes the new one instead. So two processes
+// never both hold a session, and no lock file is left behind.
+
+// lock is a held session lock: its file and path.
+type lock struct {
+	f    *os.File
+	path string
+}
+
+// unlock removes the lock file and lets go of it.
+func (l *lock) unlock() {
+	if l == nil {
+		return
 	}
+	os.Remove(l.path)
+	l.f.Close()
+}
+
+// tryLock takes the lock at path if no one holds it, without waiting;
+// nil when it is held (or cannot be taken).
+func tryLock(path string) *lock {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return f, nil
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil
 		}
-		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			f.Close()
+			return nil
+		}
+		if current(f, path) {
+			return &lock{f, path}
+		}
+		f.Close() // removed by its last holder meanwhile: take the new one
+	}
+}
+
+// current reports whether path still names the file f.
+func current(f *os.File, path string) bool {
+	held, err1 := f.Stat()
+	now, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(held, now)
+}
+
+// lockFile takes the lock at path, waiting for ctx while another process
+// holds it. The lock ends with unlock, or when the process dies (a file
+// left then is taken over by the next run).
+func lockFile(ctx context.Context, path string) (*lock, error) {
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if err := waitFlock(ctx, f); err != nil {
 			f.Close()
 			return nil, err
 		}
+		if current(f, path) {
+			return &lock{f, path}, nil
+		}
+		f.Close()
+	}
+}
+
+// waitFlock takes an exclusive flock on f, polling while another process
+// holds it, until ctx is done.
+func waitFlock(ctx context.Context, f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			return err
+		}
 		select {
 		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(lockPoll):
 		}
 	}

@@ -25,7 +25,7 @@ type Run struct {
 	s       *Session
 	history []agent.Message
 	turn    *ticket
-	lock    *os.File // the cross-process lock; nil in memory
+	lock    *lock // the cross-process lock; nil in memory
 	endOnce sync.Once
 
 	mu    sync.Mutex // guards kept
@@ -231,9 +231,7 @@ func (r *Run) End(status agent.Status, turns int, summary string) {
 		_ = s.write(true, rec)
 		s.indexLocked()
 		s.mu.Unlock()
-		if r.lock != nil {
-			r.lock.Close()
-		}
+		r.lock.unlock()
 		r.turn.done()
 	})
 }

@@ -184,9 +184,7 @@ func load(st *Store, id string) (*Session, error) {
 	// of another process appends to it (what looks torn may be its write
 	// in progress); that run's end, and our run's begin, come first.
 	lock := tryLock(filepath.Join(st.dir, id+".lock"))
-	if lock != nil {
-		defer lock.Close()
-	}
+	defer lock.unlock()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
