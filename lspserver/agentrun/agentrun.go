@@ -245,7 +245,12 @@ func (r *Run) End(out *agent.Outcome) {
 	}
 	r.Session.End(out.Status, out.Turns, out.Summary)
 	if r.created != nil {
-		r.created.Release() // its log is closed: a later run reads it again
+		// A session this run began and the model never answered is not
+		// kept (issue 25); any other is released, its log closed: a later
+		// run reads it again.
+		if r.created.Discard() {
+			r.Log.Info("Session discarded: the model never answered its run")
+		}
 		r.created = nil
 	}
 }
