@@ -78,17 +78,23 @@ type Store struct {
 	// ([groupCommit]; tests change it).
 	syncDelay time.Duration
 
-	mu   sync.Mutex // guards live, closing and every session's refs
+	mu   sync.Mutex // guards live, closing, replaced and every session's refs
 	live map[string]*Session
 	// closing holds the sessions whose last reference is being given up:
 	// closed when their log is, so that no one reads it before.
 	closing map[string]chan struct{}
+	// replaced maps the ID of a session whose log was unreadable from its
+	// first line to the session that took its place in this process: a
+	// second look-up of the old ID (the server looks a command's session
+	// up on the read loop and again in its handler) finds the new one
+	// instead of "no such session" (issue 25).
+	replaced map[string]string
 }
 
 // Open returns the store of the workspace root under stateDir, creating
 // its directory (0700). An empty stateDir gives a store in memory.
 func Open(stateDir, root string, opts *Options) (*Store, error) {
-	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, closing: map[string]chan struct{}{}, limits: DefaultLimits, fsync: (*os.File).Sync, syncDelay: groupCommit,
+	st := &Store{root: filepath.Clean(root), live: map[string]*Session{}, closing: map[string]chan struct{}{}, replaced: map[string]string{}, limits: DefaultLimits, fsync: (*os.File).Sync, syncDelay: groupCommit,
 		writeLog: (*os.File).Write}
 	if opts != nil {
 		st.log, st.warn = opts.Logger, opts.Warn
@@ -176,6 +182,12 @@ func (st *Store) New() (*Session, error) {
 // is recovered (see [Session.Recovery]); one with nothing readable gives a
 // new session in its place, with the recovery saying so.
 func (st *Store) Session(id string) (*Session, error) {
+	st.mu.Lock()
+	nid, took := st.replaced[id]
+	st.mu.Unlock()
+	if took {
+		id = nid
+	}
 	full, err := st.resolve(id)
 	if err != nil {
 		return nil, err
@@ -199,6 +211,7 @@ func (st *Store) Session(id string) (*Session, error) {
 		}
 		ns.recovery, ns.refs = s.recovery, 1
 		st.live[ns.ID] = ns
+		st.replaced[full] = ns.ID
 		return ns, nil
 	}
 	s.refs = 1

@@ -87,8 +87,8 @@ func scriptModelRequest(ts *testscript.TestScript, neg bool, args []string) {
 // changes one byte of its middle line (still valid JSON), "tail" cuts its
 // last line in half.
 func damageSession(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 || (args[0] != "middle" && args[0] != "tail") {
-		ts.Fatalf("usage: damage middle|tail")
+	if neg || len(args) != 1 || (args[0] != "middle" && args[0] != "tail" && args[0] != "first") {
+		ts.Fatalf("usage: damage middle|tail|first")
 	}
 	logs, _ := filepath.Glob(filepath.Join(ts.Getenv("HOME"), ".local", "state", "agentls", "sessions", "*", "*.jsonl"))
 	if len(logs) != 1 {
@@ -97,11 +97,14 @@ func damageSession(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := os.ReadFile(logs[0])
 	ts.Check(err)
 	lines := strings.SplitAfter(string(data), "\n")
-	if args[0] == "tail" {
+	switch args[0] {
+	case "first": // the session record itself: nothing can be told from garbage
+		lines[0] = "garbage that is no record\n"
+	case "tail":
 		last := lines[len(lines)-2]
 		lines[len(lines)-2] = last[:len(last)/2]
 		lines = lines[:len(lines)-1]
-	} else {
+	default:
 		mid := len(lines) / 2
 		i := strings.Index(lines[mid], `"k":"`) + len(`"k":"`) + 1
 		b := []byte(lines[mid])
