@@ -168,8 +168,7 @@ type run struct {
 }
 
 func (r *run) loop(ctx context.Context) *Outcome {
-	specs := toolSpecs(r.opts.Tools.Tools())
-	r.specs = specs
+	r.specs = toolSpecs(r.opts.Tools.Tools())
 	sys := r.opts.SystemPrompt
 	if sys == "" {
 		sys = prompts.System(prompts.SystemData{Brief: r.opts.Mode.Brief()})
@@ -196,7 +195,8 @@ func (r *run) loop(ctx context.Context) *Outcome {
 		if err := r.prepare(ctx, turn); err != nil {
 			return r.fail(ctx, err)
 		}
-		resp, err := r.ask(ctx, &Request{Messages: r.msgs, Tools: specs, Background: r.opts.Background}, turn)
+		r.refreshTools()
+		resp, err := r.ask(ctx, &Request{Messages: r.msgs, Tools: r.specs, Background: r.opts.Background}, turn)
 		if err != nil {
 			return r.fail(ctx, err)
 		}
@@ -348,6 +348,21 @@ func (r *run) finish(s Status, summary string, err error) *Outcome {
 // tool's name, description and [tools.ModelSchema], its schema without the
 // limits the gateway enforces (issue 16). The tool list is not repeated in
 // the system prompt.
+// refreshTools offers the model the tools the runner still has: a tool
+// that went away during the run (an MCP server removed after crashing
+// again) is not in the next request (issue 25). The specs are rebuilt
+// only when the set changed.
+func (r *run) refreshTools() {
+	ts := r.opts.Tools.Tools()
+	same := len(ts) == len(r.specs)
+	for i := 0; same && i < len(ts); i++ {
+		same = ts[i].Name == r.specs[i].Name
+	}
+	if !same {
+		r.specs = toolSpecs(ts)
+	}
+}
+
 func toolSpecs(ts []*tools.Tool) []ToolSpec {
 	specs := make([]ToolSpec, 0, len(ts))
 	for _, t := range ts {

@@ -104,7 +104,16 @@ func newGateway(reg *Registry, env *Env, opts *gatewayConfig) *Gateway {
 }
 
 // Tools returns the tools offered to the model in this run.
-func (r *Gateway) Tools() []*Tool { return r.reg.Select(r.opts.Allowed) }
+func (r *Gateway) Tools() []*Tool {
+	ts := r.reg.Select(r.opts.Allowed)
+	out := ts[:0:0]
+	for _, t := range ts {
+		if t.Available == nil || t.Available() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // prepared is a call that passed or failed the steps up to policy.
 type prepared struct {

@@ -46,6 +46,12 @@ type Tool struct {
 	// IsError set; a non-nil error means infrastructure failure.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
 
+	// Available reports whether the tool can still be called; nil means
+	// always. A tool that is gone (an MCP server removed after crashing
+	// again) is left out of [Gateway.Tools], so the model's next request
+	// no longer offers it (issue 25).
+	Available func() bool
+
 	args reflect.Type // the argument type of a tool made by [New]
 }
 

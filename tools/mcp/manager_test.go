@@ -198,6 +198,13 @@ func TestManager_B6_ChangedDefinitionsOnRestart(t *testing.T) {
 	if st := status(m, "s"); st.State != StateRemoved || !strings.Contains(st.Why, "other tool definitions") {
 		t.Errorf("status %+v", st)
 	}
+	// Issue 25: the removed server's tools are no longer offered: the
+	// run's gateway leaves them out of the model's next request.
+	for _, tool := range r.Tools() {
+		if strings.HasPrefix(tool.Name, "mcp__s__") {
+			t.Errorf("the removed server's tool %s is still offered", tool.Name)
+		}
+	}
 }
 
 // TestManager_B6_CallTimeout: a call past the server's timeout is a

@@ -37,6 +37,11 @@ func (s *server) tool(d *sdk.Tool) (*tools.Tool, error) {
 		},
 	}
 	remote := d.Name
+	t.Available = func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.state != StateRemoved
+	}
 	t.Run = func(ctx context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
 		return s.call(ctx, remote, args)
 	}
