@@ -5,6 +5,7 @@ package main
 
 import (
 	_ "github.com/aymanbagabas/go-udiff"
+	_ "github.com/coder/acp-go-sdk"
 	_ "github.com/fsnotify/fsnotify"
 	_ "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	_ "github.com/modelcontextprotocol/go-sdk/mcp"
