@@ -3,6 +3,7 @@ package lspserver
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -32,13 +33,37 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 		msg = req.Warning + "\n\n" + msg
 		actions = []string{command.ActionApproveControl, command.ActionDeny}
 	}
+	if a.s.editTextSupported() {
+		actions = append(actions, command.ActionDenyWithReason)
+	}
 	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, actions...) {
 	case command.ActionApprove, command.ActionApproveControl:
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
 	case command.ActionAlwaysAllow:
 		return tools.ApprovalResponse{Answer: tools.AnswerAlways}, nil
+	case command.ActionDenyWithReason:
+		return a.denyWithReason(ctx, req.Tool), nil
 	}
 	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+}
+
+// maxReason bounds the user's reason, in bytes.
+const maxReason = 2000
+
+// denyWithReason asks the user why they declined (agentls/editText) and
+// returns a deny with their words; no text (cancelled, empty, an error)
+// is a plain deny (issue 28).
+func (a approver) denyWithReason(ctx context.Context, tool string) tools.ApprovalResponse {
+	var res command.EditTextResult
+	prompt := "Why not " + tool + "? agentls tells the model your words."
+	if err := a.s.clientCall(ctx, command.MethodEditText, &command.EditTextParams{Prompt: prompt}, &res); err != nil || res.Text == nil {
+		return tools.ApprovalResponse{Answer: tools.AnswerDeny}
+	}
+	reason := strings.TrimSpace(*res.Text)
+	if len(reason) > maxReason {
+		reason = strings.ToValidUTF8(reason[:maxReason], "") + "…"
+	}
+	return tools.ApprovalResponse{Answer: tools.AnswerDeny, Reason: reason}
 }
 
 // confirm serves human_confirm: the model's own question. Clients of ours

@@ -53,6 +53,9 @@ const ControlWarning = "WARNING: this changes a file that an editor, a shell or 
 type ApprovalResponse struct {
 	Answer Answer
 	Text   string // the edited text of AnswerModify
+	// Reason is why the user declined (AnswerDeny), in their words; ""
+	// when they gave none (issue 28).
+	Reason string
 	// Unanswered: nobody answered within the approval timeout (or the
 	// question failed); the answer is AnswerDeny, and the model is told
 	// so rather than that the user declined.
@@ -132,7 +135,7 @@ func (a *approvals) Ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 	case ans.Answer == AnswerApprove, ans.Answer == AnswerAlways, ans.Answer == AnswerModify:
 		return ans, true
 	}
-	return ApprovalResponse{Answer: AnswerDeny}, true
+	return ApprovalResponse{Answer: AnswerDeny, Reason: ans.Reason}, true
 }
 
 // call approves a call the policy asks about (T7): an earlier "always" of
@@ -162,7 +165,19 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *Too
 		return "", failure(CodeApprovalDenied, "", fmt.Sprintf("nobody answered the question about %s within the approval timeout (%s), so it did not run", t.Name, a.timeout),
 			"do not assume the user declined; go on without this call or ask the user later")
 	}
-	return "", failure(CodeApprovalDenied, "", "the user did not approve "+t.Name, "do not repeat the call; ask the user what to do instead")
+	return "", declined(t.Name, ans.Reason)
+}
+
+// declined is the refusal of a call the user said no to; with their
+// reason, the model is told to follow it (issue 28).
+func declined(tool, reason string) *ToolError {
+	if reason == "" {
+		return failure(CodeApprovalDenied, "", "the user did not approve "+tool, "do not repeat the call; ask the user what to do instead")
+	}
+	e := failure(CodeApprovalDenied, "", "the user did not approve "+tool+" and said why (user_reason)",
+		"do not repeat the call; do what the user's reason asks")
+	e.UserReason = reason
+	return e
 }
 
 // BlindProposer is an [EditProposer] that shows the user nothing

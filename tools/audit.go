@@ -39,6 +39,8 @@ type AuditRecord struct {
 	// Edits: hashes of the proposed new content and of what landed.
 	ProposedSHA256 string `json:"proposed_sha256,omitempty"`
 	AppliedSHA256  string `json:"applied_sha256,omitempty"`
+	// UserReason is what the user said when they declined the call.
+	UserReason string `json:"user_reason,omitempty"`
 }
 
 // AuditLog appends records as JSON lines. Write failures are counted, not

@@ -54,8 +54,11 @@ type ToolError struct {
 	Field    string `json:"field,omitempty"`
 	Reason   string `json:"reason"`
 	Recovery string `json:"recovery,omitempty"`
-	Rule     string `json:"-"` // the rule that refused, e.g. "path.outside_root"
-	Subject  string `json:"-"` // the normalized thing refused, as in [Verdict.Subject]
+	// UserReason is what the user said when they declined (issue 28):
+	// the model adapts to it instead of guessing.
+	UserReason string `json:"user_reason,omitempty"`
+	Rule       string `json:"-"` // the rule that refused, e.g. "path.outside_root"
+	Subject    string `json:"-"` // the normalized thing refused, as in [Verdict.Subject]
 }
 
 func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Reason }
@@ -64,7 +67,7 @@ func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Reason }
 // and e as a JSON object {"code", "field"?, "reason", "recovery"?}.
 func (e *ToolError) Result() Result {
 	b, _ := json.Marshal(e) // cannot fail: only strings
-	return Result{Content: string(b), IsError: true, Code: e.Code}
+	return Result{Content: string(b), IsError: true, Code: e.Code, UserReason: e.UserReason}
 }
 
 // failure returns a [ToolError] with the fields the model reads.

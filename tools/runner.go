@@ -146,7 +146,7 @@ func (r *Gateway) Call(ctx context.Context, name, args string) (Result, error) {
 		res = r.postHooks(ctx, name, p, res)
 	}
 	if res.IsError {
-		rec.Code = res.Code
+		rec.Code, rec.UserReason = res.Code, res.UserReason
 	}
 	switch {
 	case res.Code == CodeApprovalDenied, res.Code == CodeApprovalRequired, res.Code == CodeCancelled:

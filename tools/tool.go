@@ -215,6 +215,9 @@ type Result struct {
 	// Files are the files a staged command changed that landed (S9), for
 	// the run view. Never sent to the model (its content says the same).
 	Files []FileLanded `json:"-"`
+	// UserReason is the reason the user gave for declining the call, for
+	// the audit log; the model reads it in Content.
+	UserReason string `json:"-"`
 }
 
 // FileLanded is a file a command changed, as it landed.

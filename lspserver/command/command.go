@@ -73,6 +73,10 @@ const (
 	// ActionModify asks to edit the proposed text first (human_confirm);
 	// offered only to clients with [ClientCapabilities.EditText].
 	ActionModify = "Edit…"
+	// ActionDenyWithReason declines and then asks the user why, with
+	// agentls/editText; the model is told their words (issue 28).
+	// Offered only to clients with [ClientCapabilities.EditText].
+	ActionDenyWithReason = "Deny with a reason…"
 	// ActionSaved answers the question to save the buffers a run changed:
 	// the user saved them.
 	ActionSaved = "I saved them"

@@ -146,6 +146,8 @@ func answered(action string) (decision, how string) {
 	switch action {
 	case command.ActionDeny, command.ActionNotNow:
 		return decisionDenied, "denied on the terminal"
+	case command.ActionDenyWithReason:
+		return decisionDenied, "denied on the terminal, with a reason"
 	case command.ActionModify:
 		return decisionEdit, "to be edited on the terminal"
 	case command.ActionAlwaysAllow:
