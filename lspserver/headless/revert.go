@@ -14,7 +14,9 @@ import (
 // Revert runs agentls.revert (A16) with the in-process server: the files
 // the run changed are restored through workspace/applyEdit, which this
 // client writes to disk like any approved edit. It prints the result and
-// returns the exit code: 0 when every file was restored, 1 otherwise.
+// returns the exit code: 0 when every file was restored, ExitNotLanded
+// (3) when the revert ran but left a file as it is (changed since, or not
+// written), 1 when it failed — the codes of a run (issue 25).
 func Revert(ctx context.Context, o *Options, a *command.RevertArgs) int {
 	var res command.RevertResult
 	err := connect(ctx, o, nil, func(c *client) error {
@@ -36,7 +38,7 @@ func Revert(ctx context.Context, o *Options, a *command.RevertArgs) int {
 	}
 	p.revert(&res)
 	if len(res.Stale) > 0 || len(res.Failed) > 0 {
-		return 1
+		return ExitNotLanded
 	}
 	return 0
 }
