@@ -192,3 +192,75 @@ func checkACPModel(t *testing.T, model *llmtest.Server) {
 		}
 	}
 }
+
+// TestACPX_E20: the acpx CLI (npm), a headless ACP client we did not
+// write, runs plan then execute in one persistent session against
+// `agentls acp`: its permission policy approves the first hunk of
+// main.go by its title and denies the rest and every command; files are
+// written through acpx's fs/write_text_file (--approve-all lets it
+// write; the policy decides every permission first). The disk holds
+// exactly the first hunk, the denied command never ran, and the model
+// was told both. Needs AGENTLS_E2E=1 and .ci/install-e2e.sh.
+func TestACPX_E20(t *testing.T) {
+	if os.Getenv(e2eEnv) != "1" {
+		t.Skipf("the acpx test runs with %s=1", e2eEnv)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(repo, "testdata", "e2e", "acp")
+	acpx := needTool(t, "acpx (npm ci in testdata/e2e/acp)", filepath.Join(dir, "node_modules", ".bin", "acpx"))
+	bin := buildAgentls(t)
+	data, err := os.ReadFile(filepath.Join(dir, "acpx-script.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.NewServer(script)
+	t.Cleanup(model.Close)
+	ws := copyWorkspace(t, repo)
+	env := modelEnv(t, model)
+	policy := `{"autoApprove":["Edit main.go: hunk 1 of 2 (lines 6)"],"defaultAction":"deny"}`
+	// One queue owner (and so one agentls acp) serves every step; the
+	// last closes the session, and with it the owner.
+	base := []string{"--agent", bin + " acp", "--cwd", ws, "--ttl", "60", "--format", "json"}
+	steps := [][]string{
+		{"sessions", "new"},
+		{"set-mode", "plan"},
+		{"prompt", "How should the greeting change?"},
+		{"set-mode", "execute"},
+		{"--approve-all", "--policy", policy, "prompt", "Carry out the plan."},
+		{"sessions", "close"},
+	}
+	var log strings.Builder
+	for _, s := range steps {
+		args := append(append([]string{}, base...), s...)
+		out, err := runBoundedFor(t, exec.Command(acpx, args...), ws, env, e2eScenarioTime)
+		log.WriteString("$ acpx " + strings.Join(s, " ") + "\n" + string(out) + "\n")
+		if err != nil {
+			t.Fatalf("acpx %v: %v\n%s", s, err, tail2(log.String(), 8000))
+		}
+	}
+	got, _ := os.ReadFile(filepath.Join(ws, "main.go"))
+	if !strings.Contains(string(got), `"Hello, "`) || !strings.Contains(string(got), `greet("world")`) {
+		t.Errorf("main.go = %s; want the first hunk alone", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "denied.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+	if !strings.Contains(log.String(), `"sessionUpdate":"agent_message_chunk"`) || !strings.Contains(log.String(), `"sessionUpdate":"plan"`) ||
+		!strings.Contains(log.String(), `"content":"Capitalise the greeting"`) {
+		t.Error("acpx did not get the plan's streamed text and entries")
+	}
+	checkACPModel(t, model)
+	if model.Remaining() != 0 {
+		t.Errorf("the model has %d scripted turns left", model.Remaining())
+	}
+	if t.Failed() {
+		t.Logf("acpx:\n%s", tail2(log.String(), 12000))
+	}
+}

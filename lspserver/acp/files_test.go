@@ -72,3 +72,34 @@ func (f *fixture) newSessionMode(sid sdk.SessionId, mode string) {
 		f.t.Fatal(err)
 	}
 }
+
+// TestACP_E20_ClientWriteRefused: a client that accepts a hunk but then
+// refuses to write it (acpx without --approve-all): nothing lands, the
+// tool call says the hunk was accepted but not written, and the model is
+// told the change was not applied and why.
+func TestACP_E20_ClientWriteRefused(t *testing.T) {
+	f := start(t, setup{files: map[string]string{"p.go": "package p\n"},
+		caps: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
+		script: `
+{"tool_calls":[{"name":"read_file","arguments":{"path":"p.go"}}]}
+{"tool_calls":[{"name":"write_file","arguments":{"path":"p.go","content":"package q\n"}}]}
+{"content":"done"}
+`})
+	f.cl.refuse = true
+	f.cl.answer = func(sdk.RequestPermissionRequest) string { return "allow_once" }
+	sid := f.newSession("")
+	f.mustPrompt(sid, "rename", sdk.StopReasonEndTurn)
+	us, _ := f.cl.snapshot()
+	order, calls := toolCalls(us)
+	edit := calls[order[1]]
+	if edit.statuses[len(edit.statuses)-1] != "failed" || !strings.Contains(edit.content, "accepted, but not written") ||
+		strings.Contains(edit.content, ": rejected") {
+		t.Errorf("edit call = %+v", edit)
+	}
+	if req := f.lastRequest(); !strings.Contains(req, "not applied") || !strings.Contains(req, "Permission denied") {
+		t.Errorf("the model was not told why: %s", req)
+	}
+	if got := f.read("p.go"); got != "package p\n" {
+		t.Errorf("disk = %q", got)
+	}
+}

@@ -193,6 +193,7 @@ type testClient struct {
 	writes  []sdk.WriteTextFileRequest
 	buffers map[string]string // absolute path → text
 	answer  func(sdk.RequestPermissionRequest) string
+	refuse  bool // fs/write_text_file fails, as acpx's does without --approve-all
 	changed chan struct{}
 }
 
@@ -249,6 +250,9 @@ func (c *testClient) WriteTextFile(_ context.Context, r sdk.WriteTextFileRequest
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writes = append(c.writes, r)
+	if c.refuse {
+		return sdk.WriteTextFileResponse{}, sdk.NewInternalError(map[string]any{"details": "Permission denied for fs/write_text_file"})
+	}
 	c.buffers[r.Path] = r.Content
 	return sdk.WriteTextFileResponse{}, nil
 }

@@ -11,7 +11,8 @@ import (
 // loaded by another: session/load replays its conversation before it
 // answers (the instruction as a user message, the read as a completed
 // tool call, the answer as agent message), in the mode of its last run,
-// and the next prompt continues it (the model gets the earlier turns).
+// and the next prompt continues it (the model gets the earlier turns);
+// a mode set in one process is the mode of the next load.
 // An unknown ID is invalid params.
 func TestACP_E20_LoadReplaysAndContinues(t *testing.T) {
 	f := start(t, setup{files: map[string]string{"a.go": "package a\n"}, script: `
@@ -47,10 +48,19 @@ func TestACP_E20_LoadReplaysAndContinues(t *testing.T) {
 		}
 	}
 	g.mustPrompt(sid, "second question", sdk.StopReasonEndTurn)
+	// A mode set in one process holds in the next (acpx sets it in one
+	// and prompts in another).
+	g.newSessionMode(sid, "review")
+	g.stop()
+	h := start(t, setup{root: f.root, state: f.state})
+	resp, err = h.conn.LoadSession(t0(), sdk.LoadSessionRequest{SessionId: sid, Cwd: h.root, McpServers: []sdk.McpServer{}})
+	if err != nil || resp.Modes.CurrentModeId != "review" {
+		t.Errorf("loaded again: mode %s, %v; want review, set last", mustJSON(resp.Modes), err)
+	}
 	if req := g.lastRequest(); !strings.Contains(req, "first question") || !strings.Contains(req, "the first answer") {
 		t.Errorf("the continued run did not get the conversation: %s", req)
 	}
-	if _, err := g.conn.LoadSession(t0(), sdk.LoadSessionRequest{SessionId: "0123456789ab", Cwd: g.root, McpServers: []sdk.McpServer{}}); err == nil {
+	if _, err := h.conn.LoadSession(t0(), sdk.LoadSessionRequest{SessionId: "0123456789ab", Cwd: h.root, McpServers: []sdk.McpServer{}}); err == nil {
 		t.Error("session/load of an unknown session: no error")
 	}
 }

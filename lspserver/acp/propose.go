@@ -149,6 +149,11 @@ func (pr *proposer) land(ctx context.Context, c *toolCall, ch *tools.FileChange,
 	content := applyHunks(string(ch.Old), hs, func(i int) bool { return take[i] })
 	saved, err := pr.ws.write(ctx, ch.Path, []byte(content))
 	if err != nil {
+		for i := range take {
+			if take[i] {
+				c.note(fmt.Sprintf("%s hunk %d (lines %s): accepted, but not written", sandbox.Visible(ch.Path), i+1, hs[i].lines))
+			}
+		}
 		return pr.noted(c, ch, &tools.EditOutcome{Hunks: markNone(out.Hunks), Reason: fmt.Sprintf("write %s: %v", ch.Path, err)})
 	}
 	out.Applied, out.Saved = true, saved
@@ -178,6 +183,8 @@ func (pr *proposer) noted(c *toolCall, ch *tools.FileChange, out *tools.EditOutc
 	for _, h := range out.Hunks {
 		what := "rejected"
 		switch {
+		case out.Reason != "" && strings.HasPrefix(out.Reason, "write "):
+			continue // accepted or not, nothing was written: said above
 		case h.Applied:
 			what = "applied"
 		case out.Stale:

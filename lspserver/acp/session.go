@@ -133,7 +133,7 @@ func (a *acpAgent) add(sess *session.Session, pl *place, mode agent.Mode) *acpSe
 
 // LoadSession continues a session of our store (started by exec, serve
 // or acp): its history is replayed as session/updates before the answer,
-// and its mode is the one its last run had.
+// and its mode is the one set or run last (mode.go).
 func (a *acpAgent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
 	root, err := a.workspaceRoot(p.Cwd)
 	if err != nil {
@@ -151,12 +151,7 @@ func (a *acpAgent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (s
 		sess.Release() // a prefix, or a damaged log replaced: not the session asked for
 		return sdk.LoadSessionResponse{}, invalid("no session %q in this workspace", p.SessionId)
 	}
-	mode := agent.ModeExecute
-	if runs := sess.Runs(); len(runs) > 0 {
-		if m, err := agent.ParseMode(runs[len(runs)-1].Mode); err == nil {
-			mode = m
-		}
-	}
+	mode := loadedMode(pl.store, sess)
 	s := a.add(sess, pl, mode)
 	a.replay(s.id, sess.Messages())
 	return sdk.LoadSessionResponse{Modes: modeState(mode)}, nil
@@ -176,6 +171,7 @@ func (a *acpAgent) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest
 	s.mu.Lock()
 	s.mode = m
 	s.mu.Unlock()
+	keepMode(s.pl.store, s.id, m)
 	return sdk.SetSessionModeResponse{}, nil
 }
 
