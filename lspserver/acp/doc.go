@@ -42,7 +42,9 @@
 //     sandbox.Root.WriteFileAtomic;
 //   - workspace.go, findings.go: tools.Workspace (the client's buffers
 //     first) and tools.FindingSink (findings as tool-call locations);
-//   - replay.go: the history of a loaded session as session/updates.
+//   - replay.go: the history of a loaded session as session/updates;
+//     mode.go: the mode a client set, kept next to the session so that a
+//     later process loads the session in it.
 //
 // It imports lspserver/agentrun, agent, tools and sandbox, never the LSP
 // server (package lspserver) or go.lsp.dev: the two front-ends share the
