@@ -24,18 +24,7 @@ import (
 //	go test -run '^$' -bench BigEdit -benchtime 3x ./cmd/agentls/
 func BenchmarkBigEdit_I27(b *testing.B) {
 	bin := benchBinary(b)
-	const lines = 147_000 // 71 bytes a line: 10.4 MB, just under the 10 MiB file limit
-	var text strings.Builder
-	for i := range lines {
-		fmt.Fprintf(&text, "// line %06d: filler text for a large generated file, 52 bytes or so\n", i)
-	}
-	sc, err := llmtest.ParseScript([]byte(`{"tool_calls":[{"name":"read_file","arguments":{"path":"big.txt","offset":100000,"limit":3}}]}
-{"tool_calls":[{"name":"edit_file","arguments":{"path":"big.txt","edits":[{"old_text":"// line 100001: filler","new_text":"// line 100001: EDITED"}]}}]}
-{"content":"Edited line 100001."}
-`))
-	if err != nil {
-		b.Fatal(err)
-	}
+	text, sc := bigEditFixture(b)
 	var rss []float64
 	var took, sed []time.Duration
 	for b.Loop() {
@@ -79,4 +68,22 @@ func bigEditOnce(b *testing.B, bin, ws string, sc llmtest.Script) (int64, time.D
 		b.Fatalf("the edit did not land (%d bytes):\n%s", len(got), out.Bytes())
 	}
 	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, took
+}
+
+// bigEditFixture is the 10 MiB file of the big-edit benchmarks and the
+// script of a model that reads a page of it and replaces one line.
+func bigEditFixture(b *testing.B) (*strings.Builder, llmtest.Script) {
+	const lines = 147_000 // 71 bytes a line: 10.4 MB, just under the 10 MiB file limit
+	var text strings.Builder
+	for i := range lines {
+		fmt.Fprintf(&text, "// line %06d: filler text for a large generated file, 52 bytes or so\n", i)
+	}
+	sc, err := llmtest.ParseScript([]byte(`{"tool_calls":[{"name":"read_file","arguments":{"path":"big.txt","offset":100000,"limit":3}}]}
+{"tool_calls":[{"name":"edit_file","arguments":{"path":"big.txt","edits":[{"old_text":"// line 100001: filler","new_text":"// line 100001: EDITED"}]}}]}
+{"content":"Edited line 100001."}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &text, sc
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,17 +23,7 @@ import (
 //	go test -run '^$' -bench ServeBigEdit -benchtime 1x ./cmd/agentls/
 func BenchmarkServeBigEdit_I27(b *testing.B) {
 	bin := benchBinary(b)
-	var text strings.Builder
-	for i := range 147_000 {
-		fmt.Fprintf(&text, "// line %06d: filler text for a large generated file, 52 bytes or so\n", i)
-	}
-	sc, err := llmtest.ParseScript([]byte(`{"tool_calls":[{"name":"read_file","arguments":{"path":"big.txt","offset":100000,"limit":3}}]}
-{"tool_calls":[{"name":"edit_file","arguments":{"path":"big.txt","edits":[{"old_text":"// line 100001: filler","new_text":"// line 100001: EDITED"}]}}]}
-{"content":"Edited line 100001."}
-`))
-	if err != nil {
-		b.Fatal(err)
-	}
+	text, sc := bigEditFixture(b)
 	var before, peak, after, later float64
 	for b.Loop() {
 		model := llmtest.NewServer(sc)
