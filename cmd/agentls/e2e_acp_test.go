@@ -264,3 +264,72 @@ func TestACPX_E20(t *testing.T) {
 		t.Logf("acpx:\n%s", tail2(log.String(), 12000))
 	}
 }
+
+// ccResult is what testdata/e2e/acp/codecompanion.lua saw.
+type ccResult struct {
+	Text        string              `json:"text"`
+	Plans       []json.RawMessage   `json:"plans"`
+	Tools       []map[string]string `json:"tools"`
+	Permissions []map[string]string `json:"permissions"`
+	Stops       []string            `json:"stops"`
+	Errors      []string            `json:"errors"`
+}
+
+// TestCodeCompanion_E20: CodeCompanion.nvim's own ACP client (its
+// Connection and PromptBuilder, in the current Neovim of
+// .ci/nvim-current.sh, headless) runs plan then execute against `agentls
+// acp`, answering the hunks as a user would: the plan streams with its
+// entries, one hunk of two lands (written through CodeCompanion's
+// fs/write_text_file), the denied command never runs. The plugin and
+// plenary.nvim are not installed by .ci/install-e2e.sh: it runs when
+// AGENTLS_E2E_CODECOMPANION and AGENTLS_E2E_PLENARY name checkouts of them
+// (passed with olimorris/codecompanion.nvim f1afd025 and
+// nvim-lua/plenary.nvim b9fd5226, Neovim 0.12.4).
+func TestCodeCompanion_E20(t *testing.T) {
+	cc, plenary := os.Getenv("AGENTLS_E2E_CODECOMPANION"), os.Getenv("AGENTLS_E2E_PLENARY")
+	if os.Getenv(e2eEnv) != "1" || cc == "" || plenary == "" {
+		t.Skipf("the CodeCompanion test runs with %s=1 and AGENTLS_E2E_CODECOMPANION, AGENTLS_E2E_PLENARY set", e2eEnv)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nvim := needTool(t, "a current Neovim (.ci/nvim-current.sh)", filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim"))
+	dir := filepath.Join(repo, "testdata", "e2e", "acp")
+	bin := buildAgentls(t)
+	data, err := os.ReadFile(filepath.Join(dir, "acpx-script.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.NewServer(script)
+	t.Cleanup(model.Close)
+	ws := copyWorkspace(t, repo)
+	resultFile := filepath.Join(t.TempDir(), "cc-result.json")
+	env := append(modelEnv(t, model), "AGENTLS_E2E_BIN="+bin, "AGENTLS_E2E_RESULT="+resultFile,
+		"AGENTLS_E2E_CODECOMPANION="+cc, "AGENTLS_E2E_PLENARY="+plenary)
+	cmd := exec.Command(nvim, "--headless", "--clean", "-l", filepath.Join(dir, "codecompanion.lua"))
+	out, err := runBoundedFor(t, cmd, ws, env, 2*e2eScenarioTime)
+	var res ccResult
+	data, rerr := os.ReadFile(resultFile)
+	if rerr == nil {
+		rerr = json.Unmarshal(data, &res)
+	}
+	if err != nil || rerr != nil || len(res.Errors) > 0 {
+		t.Fatalf("nvim: exit %v, result %v, errors %q\noutput:\n%s", err, rerr, res.Errors, tail2(string(out), 6000))
+	}
+	if !slices.Equal(res.Stops, []string{"end_turn", "end_turn"}) || len(res.Plans) == 0 || !strings.Contains(res.Text, "Capitalise the greeting") {
+		t.Errorf("stops %q, %d plans, text %q", res.Stops, len(res.Plans), res.Text)
+	}
+	if len(res.Permissions) != 3 {
+		t.Errorf("permissions = %v, want 2 hunks and the command", res.Permissions)
+	}
+	checkACPDisk(t, ws)
+	checkACPModel(t, model)
+	if t.Failed() {
+		t.Logf("result: %s\nnvim output:\n%s", data, tail2(string(out), 4000))
+	}
+}
