@@ -26,7 +26,7 @@ const (
 type approver struct{ p *progress }
 
 func (ap approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tools.ApprovalResponse, error) {
-	c := ap.p.current(req.Tool)
+	c, adhoc := ap.p.currentOr(req.Tool)
 	text, title := ap.question(req)
 	opts := []sdk.PermissionOption{
 		{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
@@ -37,6 +37,13 @@ func (ap approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (too
 			Kind: sdk.PermissionOptionKindAllowAlways})
 	}
 	pick, err := ap.p.ask(ctx, c, title, textContent(text), opts)
+	if adhoc { // a question outside any tool call (a trust question) ends with its answer
+		status := sdk.ToolCallStatusFailed
+		if pick == optAllowOnce || pick == optAllowAlways {
+			status = sdk.ToolCallStatusCompleted
+		}
+		ap.p.send(sdk.UpdateToolCall(c.id, sdk.WithUpdateStatus(status)))
+	}
 	if err != nil {
 		return tools.ApprovalResponse{Answer: tools.AnswerDeny}, err
 	}

@@ -93,16 +93,23 @@ func (p *progress) warn(msg string) {
 // running, else a new one for a question outside any (a trust question
 // of the extensions).
 func (p *progress) current(tool string) *toolCall {
+	c, _ := p.currentOr(tool)
+	return c
+}
+
+// currentOr is current, and whether the call was made for the question
+// alone (its asker ends it).
+func (p *progress) currentOr(tool string) (c *toolCall, adhoc bool) {
 	p.mu.Lock()
 	if n := len(p.stack); n > 0 {
 		c := p.stack[n-1]
 		p.mu.Unlock()
-		return c
+		return c, false
 	}
 	p.mu.Unlock()
-	c := p.newCall(tool)
+	c = p.newCall(tool)
 	p.send(sdk.StartToolCall(c.id, c.title, sdk.WithStartKind(c.kind), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
-	return c
+	return c, true
 }
 
 func (p *progress) newCall(tool string) *toolCall {

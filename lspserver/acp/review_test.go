@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/lspserver/acp"
+	"github.com/agentls/agentls/lspserver/agentrun"
+	"github.com/agentls/agentls/tools"
 )
 
 // TestACP_E20_ReviewFindingsLocated: in review mode a finding becomes a
@@ -65,4 +68,32 @@ func TestACP_E20_StopReasonsAndBadInput(t *testing.T) {
 		t.Error("set_mode of an unknown session: no error")
 	}
 	f.newSessionMode(sid, "plan")
+}
+
+// TestACP_E20_TrustQuestionOutsideToolCall: the extensions' trust
+// question, asked before any tool call, comes as a permission on a tool
+// call of its own, which ends with the answer (completed when allowed,
+// failed when refused).
+func TestACP_E20_TrustQuestionOutsideToolCall(t *testing.T) {
+	var answer tools.Answer
+	f := start(t, setup{script: `{"content":"hi"}`, opts: func(o *acp.Options) {
+		o.StartExtensions = func(ctx context.Context, _ string, ask tools.Approver) agentrun.Extensions {
+			r, _ := ask.Approve(ctx, &tools.ApprovalRequest{Tool: "trust", Subject: ".agentls/hooks.json",
+				Preview: "run the project's hooks: make lint"})
+			answer = r.Answer
+			return nil
+		}
+	}})
+	f.cl.answer = func(sdk.RequestPermissionRequest) string { return "reject_once" }
+	sid := f.newSession("")
+	f.mustPrompt(sid, "hello", sdk.StopReasonEndTurn)
+	us, perms := f.cl.snapshot()
+	if len(perms) != 1 || answer != tools.AnswerDeny || !strings.Contains(perms[0].ToolCall.Content[0].Content.Content.Text.Text, "make lint") {
+		t.Fatalf("trust question: %d permissions, answer %q", len(perms), answer)
+	}
+	_, calls := toolCalls(us)
+	c := calls[perms[0].ToolCall.ToolCallId]
+	if c == nil || c.statuses[len(c.statuses)-1] != sdk.ToolCallStatusFailed {
+		t.Errorf("the question's tool call = %+v, want it ended failed", c)
+	}
 }
