@@ -75,12 +75,24 @@ func (a *acpAgent) workspaceRoot(cwd string) (string, error) {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return "", invalid("cwd is not a directory: %q", cwd)
 	}
-	if r := a.o.Root; r != "" {
-		if rel, err := filepath.Rel(r, cwd); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			return "", invalid("cwd %q is outside the workspace %q agentls acp was started for", cwd, r)
-		}
+	if r := a.o.Root; r != "" && !inside(r, cwd) {
+		return "", invalid("cwd %q is outside the workspace %q agentls acp was started for", cwd, r)
 	}
 	return cwd, nil
+}
+
+// inside reports whether dir is root or below it, symbolic links
+// followed on both sides (a link inside root may point out of it).
+func inside(root, dir string) bool {
+	for _, p := range []*string{&root, &dir} {
+		real, err := filepath.EvalSymlinks(*p)
+		if err != nil {
+			return false
+		}
+		*p = real
+	}
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 func invalid(format string, args ...any) error {

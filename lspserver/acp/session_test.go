@@ -14,19 +14,24 @@ import (
 )
 
 // TestACP_E20_NewSessionChecksCwd: session/new takes the workspace root
-// as its cwd: a relative, unclean or missing path, a file, and a path
-// outside --root are refused with invalid params; a good one gets a
-// session with the three modes, execute current.
+// as its cwd: a relative, unclean or missing path, a file, a path outside
+// --root and a link inside it to outside are refused with invalid
+// params; a good one gets a session with the three modes, execute
+// current.
 func TestACP_E20_NewSessionChecksCwd(t *testing.T) {
 	outside := t.TempDir()
 	f := start(t, setup{files: map[string]string{"a.go": "package a\n"}, opts: func(o *acp.Options) {}})
-	// --root: a second agent that only takes sessions in f.root.
-	g := start(t, setup{opts: func(o *acp.Options) { o.Root = filepath.Dir(f.root) + "/nowhere" }})
+	// --root: a second agent that only takes sessions in f.root, where a
+	// link points outside.
+	g := start(t, setup{opts: func(o *acp.Options) { o.Root = f.root }})
+	if err := os.Symlink(outside, filepath.Join(f.root, "out")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		fx  *fixture
 		cwd string
 	}{{f, "relative/dir"}, {f, f.root + "/../" + filepath.Base(f.root)}, {f, f.root + "/missing"},
-		{f, filepath.Join(f.root, "a.go")}, {g, outside}} {
+		{f, filepath.Join(f.root, "a.go")}, {g, outside}, {g, filepath.Join(f.root, "out")}} {
 		_, err := c.fx.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: c.cwd, McpServers: []sdk.McpServer{}})
 		var re *sdk.RequestError
 		if err == nil || !asRequestError(err, &re) || re.Code != -32602 {
@@ -50,8 +55,8 @@ func TestACP_E20_NewSessionChecksCwd(t *testing.T) {
 	if _, err := f.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: resp.SessionId, ModeId: "yolo"}); err == nil {
 		t.Error("set_mode yolo: no error")
 	}
-	if _, err := os.Stat(f.root); err != nil {
-		t.Fatal(err)
+	if _, err := g.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: f.root, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Errorf("session/new in --root itself: %v", err)
 	}
 }
 
