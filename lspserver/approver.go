@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/lspserver/command"
+	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -26,6 +27,7 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 	if req.Preview == "" {
 		msg = fmt.Sprintf("agentls wants to run %s (%s): %s", req.Tool, req.Risk, req.Subject)
 	}
+	msg += askedBecause(req)
 	actions := []string{command.ActionApprove, command.ActionDeny, command.ActionAlwaysAllow}
 	if req.Control {
 		// E15: a control file is asked one by one, with its warning first
@@ -45,6 +47,19 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 		return a.denyWithReason(ctx, req.Tool), nil
 	}
 	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+}
+
+// askedBecause says why the question is asked (issue 28): what the call
+// does, in the check's words, and the rule that asks; `agentls vet`
+// explains a call the same way.
+func askedBecause(req *tools.ApprovalRequest) string {
+	switch {
+	case req.Reason == "":
+		return ""
+	case req.Why == "":
+		return "\n\nWhy asked: the rule " + sandbox.Visible(req.Reason) + "."
+	}
+	return fmt.Sprintf("\n\nWhy asked: %s (rule %s).", sandbox.Visible(req.Why), sandbox.Visible(req.Reason))
 }
 
 // maxReason bounds the user's reason, in bytes.

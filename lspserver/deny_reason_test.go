@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -79,5 +80,32 @@ func TestServer_T7_Issue28_DenyWithReason(t *testing.T) {
 	}
 	if !strings.Contains(audit.String(), `"user_reason":"not on a Friday; deploy to staging first"`) {
 		t.Errorf("the audit log lacks the reason:\n%s", audit.String())
+	}
+}
+
+// Issue 28 ("why was I asked?"): a tool question says what the call does,
+// in its check's words, and the rule that asks.
+func TestServer_T7_Issue28_QuestionSaysWhy(t *testing.T) {
+	h := start(t, setup{script: strings.Join([]string{
+		`{"tool_calls":[{"id":"c1","name":"run_command","arguments":{"command":"rm -rf build"}}]}`,
+		`{"content":"ok"}`,
+	}, "\n"), files: map[string]string{"a.go": twoFuncs}, caps: clientCaps(true, true, true)})
+	var mu sync.Mutex
+	var asked string
+	h.c.Handle("window/showMessageRequest", func(_ context.Context, raw json.RawMessage) (any, error) {
+		var q question
+		if err := json.Unmarshal(raw, &q); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		asked = q.Message
+		return map[string]string{"title": command.ActionDeny}, nil
+	})
+	h.mustRun(command.Execute, execArg(h))
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(asked, "Why asked: deletes inside the workspace (rule ") {
+		t.Errorf("the question does not say why it asks:\n%s", asked)
 	}
 }

@@ -31,6 +31,10 @@ type ApprovalRequest struct {
 	Subject string // the normalized call
 	Preview string // what will happen
 	Reason  string // why it needs approval (the rule)
+	// Why is the check's own words for what the call does that made the
+	// rule ask ("deletes inside the workspace"), for "asked because"
+	// (issue 28); "" when the check said nothing.
+	Why string
 	// Question and Text are set by human_confirm: the model's own question
 	// and a text the user may edit before approving.
 	Question string
@@ -145,7 +149,7 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *Too
 	if a != nil && !v.Control && a.session.allowed(t.Name, v.Subject) {
 		return "session", nil
 	}
-	req := &ApprovalRequest{Tool: t.Name, Risk: t.Risk, Subject: v.Subject, Preview: v.Preview, Reason: v.Rule}
+	req := &ApprovalRequest{Tool: t.Name, Risk: t.Risk, Subject: v.Subject, Preview: v.Preview, Reason: v.Rule, Why: v.Reason}
 	if v.Control {
 		req.Control, req.Warning = true, ControlWarning
 	}
