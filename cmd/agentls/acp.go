@@ -16,7 +16,6 @@ import (
 // The acp subcommand: `agentls acp` speaks the Agent Client Protocol on
 // stdio (E20), wired as serve is: the user's config read once, the same
 // model, policy, audit log, sandbox runner and extensions.
-func init() { subcommands["acp"] = (*cli).acp }
 
 func (c *cli) acp(ctx context.Context, name string, args []string) int {
 	fs := c.flags(name)
