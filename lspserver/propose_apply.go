@@ -24,7 +24,7 @@ func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32,
 	plain := make([]protocol.TextEdit, 0, len(hs))
 	annotations := map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation{}
 	for i, h := range hs {
-		e := protocol.TextEdit{Range: rangeOf(cur, h.start, h.end), NewText: h.repl}
+		e := protocol.TextEdit{Range: rangeOf(cur, h.Start, h.End), NewText: h.Repl}
 		plain = append(plain, e)
 		if !annotate {
 			edits = append(edits, &e)
@@ -32,7 +32,7 @@ func buildEdit(caps clientCaps, u uri.URI, ch *tools.FileChange, version *int32,
 		}
 		id := protocol.ChangeAnnotationIdentifier(fmt.Sprintf("agentls.%d", i))
 		a := protocol.ChangeAnnotation{
-			Label:             fmt.Sprintf("%s: %s lines %s: %s", ch.Tool, path.Base(ch.Path), h.lines, h.what),
+			Label:             fmt.Sprintf("%s: %s lines %s: %s", ch.Tool, path.Base(ch.Path), h.Lines, h.What),
 			NeedsConfirmation: &confirm,
 			Description:       ptr(fmt.Sprintf("agentls proposes hunk %d of %d in %s", i+1, len(hs), ch.Path)),
 		}

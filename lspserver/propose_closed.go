@@ -36,7 +36,7 @@ func (p *proposer) writeClosed(pr *proposal) *tools.EditOutcome {
 	}
 	out := &tools.EditOutcome{Applied: true, Saved: true}
 	for i, h := range pr.hs {
-		out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.lines, Applied: true})
+		out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.Lines, Applied: true})
 	}
 	if got, ok := p.ws.disk(ch.Path); !ok || got != string(ch.New) {
 		// Another writer replaced the file right after ours: say so

@@ -35,7 +35,7 @@ func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, 
 		out.Applied = true
 		out.Reason = "the editor applied the change to an unsaved buffer; it is not on disk yet"
 		for i, h := range hs {
-			out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.lines, Applied: true})
+			out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.Lines, Applied: true})
 		}
 		return out, nil
 	}
@@ -45,7 +45,7 @@ func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, 
 	applied, ok := landed(old, got, hs)
 	n := 0
 	for i, h := range hs {
-		out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.lines, Applied: applied[i]})
+		out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.Lines, Applied: applied[i]})
 		if applied[i] {
 			n++
 		}

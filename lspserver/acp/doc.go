@@ -48,9 +48,8 @@
 //
 // It imports lspserver/agentrun, agent, tools and sandbox, never the LSP
 // server (package lspserver) or go.lsp.dev: the two front-ends share the
-// run, not each other. The hunk split is the LSP proposer's (line hunks
-// from go-udiff, adjacent edits merged), repeated in hunks.go because
-// lspserver's is unexported and lspserver may not be imported here.
+// run, not each other. The hunk split is the one both use, tools.Hunks
+// (line hunks from go-udiff, adjacent edits merged).
 //
 // Commands never go to the client's terminal: they run in our sandbox,
 // and their output is the tool call's content.

@@ -39,9 +39,9 @@ func (pr *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.E
 	control, _ := sandbox.IsControlPath(ch.Path)
 	control = control || ch.Control
 	old := string(ch.Old)
-	hs := computeHunks(old, string(ch.New))
+	hs := tools.Hunks(old, string(ch.New))
 	if ch.Create {
-		hs = []hunk{{start: 0, end: 0, repl: string(ch.New), lines: "all (new file)"}}
+		hs = []tools.Hunk{{Start: 0, End: 0, Repl: string(ch.New), Lines: "all (new file)"}}
 	}
 	if len(hs) == 0 {
 		return &tools.EditOutcome{Applied: true, Saved: true, Reason: "no change"}, nil
@@ -94,7 +94,7 @@ func (pr *proposer) stale(ctx context.Context, ch *tools.FileChange, why string)
 
 // askHunk asks about hunk i with its diff: the file with this hunk alone
 // applied, so that the client shows it in context.
-func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChange, control bool, hs []hunk, i int) (bool, error) {
+func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChange, control bool, hs []tools.Hunk, i int) (bool, error) {
 	old, h := string(ch.Old), hs[i]
 	diff := sdk.ToolDiffContent(pr.ws.abs(ch.Path), applyHunks(old, hs, func(j int) bool { return j == i }), old)
 	if ch.Create {
@@ -108,9 +108,9 @@ func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChan
 		}
 		content = append(textContent(w), diff)
 	}
-	line := h.firstLine(old)
+	line := hunkLine(h, old)
 	c.locate(sdk.ToolCallLocation{Path: pr.ws.abs(ch.Path), Line: &line})
-	title := fmt.Sprintf("Edit %s: hunk %d of %d (lines %s)", sandbox.Visible(ch.Path), i+1, len(hs), h.lines)
+	title := fmt.Sprintf("Edit %s: hunk %d of %d (lines %s)", sandbox.Visible(ch.Path), i+1, len(hs), h.Lines)
 	opts := []sdk.PermissionOption{
 		{OptionId: optAllowOnce, Name: "Apply this hunk", Kind: sdk.PermissionOptionKindAllowOnce},
 		{OptionId: optRejectOnce, Name: "Skip this hunk", Kind: sdk.PermissionOptionKindRejectOnce},
@@ -129,13 +129,13 @@ func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChan
 
 // land writes the accepted hunks, once the file is checked again, and
 // reports each hunk to the tool call and the model.
-func (pr *proposer) land(ctx context.Context, c *toolCall, ch *tools.FileChange, hs []hunk, take []bool) *tools.EditOutcome {
+func (pr *proposer) land(ctx context.Context, c *toolCall, ch *tools.FileChange, hs []tools.Hunk, take []bool) *tools.EditOutcome {
 	out := &tools.EditOutcome{}
 	var skipped []string
 	for i, h := range hs {
-		out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.lines, Applied: take[i]})
+		out.Hunks = append(out.Hunks, tools.HunkOutcome{Index: i, Lines: h.Lines, Applied: take[i]})
 		if !take[i] {
-			skipped = append(skipped, fmt.Sprintf("%d (lines %s)", i+1, h.lines))
+			skipped = append(skipped, fmt.Sprintf("%d (lines %s)", i+1, h.Lines))
 		}
 	}
 	if len(skipped) == len(hs) {
@@ -151,7 +151,7 @@ func (pr *proposer) land(ctx context.Context, c *toolCall, ch *tools.FileChange,
 	if err != nil {
 		for i := range take {
 			if take[i] {
-				c.note(fmt.Sprintf("%s hunk %d (lines %s): accepted, but not written", sandbox.Visible(ch.Path), i+1, hs[i].lines))
+				c.note(fmt.Sprintf("%s hunk %d (lines %s): accepted, but not written", sandbox.Visible(ch.Path), i+1, hs[i].Lines))
 			}
 		}
 		return pr.noted(c, ch, &tools.EditOutcome{Hunks: markNone(out.Hunks), Reason: fmt.Sprintf("write %s: %v", ch.Path, err)})
