@@ -2,14 +2,11 @@ package lspserver
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -23,32 +20,13 @@ type findingSink struct {
 	findings []tools.Finding
 }
 
-// Report keeps f if its file is in the workspace and its lines exist.
+// Report keeps f if its file is in the workspace and its lines exist
+// (tools.CheckFinding).
 func (f *findingSink) Report(ctx context.Context, fd tools.Finding) error {
-	rel, err := sandbox.ResolvePath(f.s.root, fd.Path)
+	fd, _, err := tools.CheckFinding(ctx, f.s.root, f.ws, fd)
 	if err != nil {
-		return fmt.Errorf("%s is not a file in the workspace", fd.Path)
+		return err
 	}
-	content, err := f.ws.ReadFile(ctx, rel)
-	if err != nil {
-		return fmt.Errorf("%s cannot be read", rel)
-	}
-	lines := strings.Count(string(content), "\n")
-	if len(content) > 0 && !strings.HasSuffix(string(content), "\n") {
-		lines++
-	}
-	if fd.Line < 1 || fd.Line > lines {
-		return fmt.Errorf("%s has %d lines; line %d does not exist", rel, lines, fd.Line)
-	}
-	if fd.EndLine != 0 && (fd.EndLine < fd.Line || fd.EndLine > lines) {
-		return fmt.Errorf("end_line %d is outside %d-%d", fd.EndLine, fd.Line, lines)
-	}
-	switch fd.Severity {
-	case "error", "warning", "info", "hint":
-	default:
-		fd.Severity = "warning"
-	}
-	fd.Path = rel
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, old := range f.findings {
