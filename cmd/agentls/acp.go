@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/agentls/agentls/lspserver/acp"
@@ -26,16 +24,12 @@ func (c *cli) acp(ctx context.Context, name string, args []string) int {
 	if _, code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	var logw io.Writer = c.stderr
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			fmt.Fprintf(c.stderr, "agentls: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		logw = f
+	logw, closeLog, err := c.logWriter(*logFile)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "agentls: %v\n", err)
+		return 1
 	}
+	defer closeLog()
 	dir := ""
 	if *root != "" {
 		abs, err := filepath.Abs(*root)
@@ -49,7 +43,7 @@ func (c *cli) acp(ctx context.Context, name string, args []string) int {
 		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
 	}})
 	defer done()
-	err := acp.Serve(ctx, c.stdin, c.stdout, &acp.Options{Root: dir, StateDir: opts.StateDir, Logger: log, Version: buildVersion(),
+	err = acp.Serve(ctx, c.stdin, c.stdout, &acp.Options{Root: dir, StateDir: opts.StateDir, Logger: log, Version: buildVersion(),
 		NewModel: opts.NewModel, LoadPolicy: opts.LoadPolicy, StartExtensions: c.extensionStarter(log, true),
 		Exec: opts.Exec, Audit: opts.Audit, MaxTurns: opts.MaxTurns, ContextTokens: opts.ContextTokens, Strict: opts.Strict})
 	if err != nil {

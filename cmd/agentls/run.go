@@ -120,16 +120,12 @@ func (c *cli) serve(ctx context.Context, name string, args []string) int {
 	if _, code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	var logw io.Writer = c.stderr
-	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			fmt.Fprintf(c.stderr, "agentls: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		logw = f
+	logw, closeLog, err := c.logWriter(*logFile)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "agentls: %v\n", err)
+		return 1
 	}
+	defer closeLog()
 	log := newLogger(logw, *verbose)
 	lspserver.Version = buildVersion()
 	// Keep one sandbox helper started ahead, so run_command does not wait
@@ -139,7 +135,7 @@ func (c *cli) serve(ctx context.Context, name string, args []string) int {
 	}})
 	defer done()
 	opts.StartExtensions = c.extensionStarter(log, true)
-	err := lspserver.Serve(ctx, stdio{pollable(c.stdin), c.stdout}, opts)
+	err = lspserver.Serve(ctx, stdio{pollable(c.stdin), c.stdout}, opts)
 	switch {
 	case errors.Is(err, lspserver.ErrExitWithoutShutdown):
 		log.Warn("Exit without shutdown; exit code 1, as the LSP specification asks")
@@ -268,4 +264,17 @@ func (s stdio) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// logWriter is where a server logs: the file at path (appended to,
+// created private) or, with no path, stderr; close closes the file.
+func (c *cli) logWriter(path string) (w io.Writer, close func(), err error) {
+	if path == "" {
+		return c.stderr, func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
 }
