@@ -63,9 +63,11 @@ func checkHunks(t *testing.T, old, new, d string) {
 	t.Helper()
 	oldLines, newLines := lines(old), lines(new)
 	var o, n int // the next old and new line the hunk must read (0-based)
+	inHunk := false // "--- a/f" and "+++ b/f" head the diff; inside a hunk "+++" is an added "++"
 	for line := range strings.Lines(d) {
 		switch {
 		case strings.HasPrefix(line, "@@ -"):
+			inHunk = true
 			var a, c int
 			a, _ = splitRange(strings.Fields(line)[1][1:])
 			c, _ = splitRange(strings.Fields(line)[2][1:])
@@ -73,7 +75,7 @@ func checkHunks(t *testing.T, old, new, d string) {
 			if a == 0 {
 				o = 0
 			}
-		case strings.HasPrefix(line, "---"), strings.HasPrefix(line, "+++"), strings.HasPrefix(line, `\`):
+		case !inHunk, strings.HasPrefix(line, `\`):
 		case strings.HasPrefix(line, " "):
 			expect(t, oldLines, o, line[1:], "old")
 			expect(t, newLines, n, line[1:], "new")
