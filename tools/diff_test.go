@@ -62,7 +62,7 @@ func FuzzUnifiedDiff_S4(f *testing.F) {
 func checkHunks(t *testing.T, old, new, d string) {
 	t.Helper()
 	oldLines, newLines := lines(old), lines(new)
-	var o, n int // the next old and new line the hunk must read (0-based)
+	var o, n int    // the next old and new line the hunk must read (0-based)
 	inHunk := false // "--- a/f" and "+++ b/f" head the diff; inside a hunk "+++" is an added "++"
 	for line := range strings.Lines(d) {
 		switch {
