@@ -52,16 +52,7 @@ func TestACPSDKClient_E20(t *testing.T) {
 	dir := filepath.Join(repo, "testdata", "e2e", "acp")
 	needTool(t, "@agentclientprotocol/sdk (npm ci in testdata/e2e/acp)", filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json"))
 	bin := buildAgentls(t)
-	data, err := os.ReadFile(filepath.Join(dir, "script.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := llmtest.ParseScript(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := llmtest.NewServer(script)
-	t.Cleanup(model.Close)
+	model := acpModel(t, filepath.Join(dir, "script.jsonl"))
 	ws := copyWorkspace(t, repo)
 	resultFile := filepath.Join(t.TempDir(), "acp-result.json")
 	env := append(modelEnv(t, model), "AGENTLS_E2E_BIN="+bin, "AGENTLS_E2E_WS="+ws, "AGENTLS_E2E_RESULT="+resultFile)
@@ -212,16 +203,7 @@ func TestACPX_E20(t *testing.T) {
 	dir := filepath.Join(repo, "testdata", "e2e", "acp")
 	acpx := needTool(t, "acpx (npm ci in testdata/e2e/acp)", filepath.Join(dir, "node_modules", ".bin", "acpx"))
 	bin := buildAgentls(t)
-	data, err := os.ReadFile(filepath.Join(dir, "acpx-script.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := llmtest.ParseScript(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := llmtest.NewServer(script)
-	t.Cleanup(model.Close)
+	model := acpModel(t, filepath.Join(dir, "acpx-script.jsonl"))
 	ws := copyWorkspace(t, repo)
 	env := modelEnv(t, model)
 	policy := `{"autoApprove":["Edit main.go: hunk 1 of 2 (lines 6)"],"defaultAction":"deny"}`
@@ -297,16 +279,7 @@ func TestCodeCompanion_E20(t *testing.T) {
 	nvim := needTool(t, "a current Neovim (.ci/nvim-current.sh)", filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim"))
 	dir := filepath.Join(repo, "testdata", "e2e", "acp")
 	bin := buildAgentls(t)
-	data, err := os.ReadFile(filepath.Join(dir, "acpx-script.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := llmtest.ParseScript(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := llmtest.NewServer(script)
-	t.Cleanup(model.Close)
+	model := acpModel(t, filepath.Join(dir, "acpx-script.jsonl"))
 	ws := copyWorkspace(t, repo)
 	resultFile := filepath.Join(t.TempDir(), "cc-result.json")
 	env := append(modelEnv(t, model), "AGENTLS_E2E_BIN="+bin, "AGENTLS_E2E_RESULT="+resultFile,
@@ -332,4 +305,21 @@ func TestCodeCompanion_E20(t *testing.T) {
 	if t.Failed() {
 		t.Logf("result: %s\nnvim output:\n%s", data, tail2(string(out), 4000))
 	}
+}
+
+// acpModel serves the scripted model of an ACP e2e test from its JSON
+// lines file.
+func acpModel(t *testing.T, path string) *llmtest.Server {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.NewServer(script)
+	t.Cleanup(model.Close)
+	return model
 }
