@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,9 +110,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func (c *cli) serve(ctx context.Context, name string, args []string) int {
 	fs := c.flags(name)
-	logFile := fs.String("log", "", "write logs to this file instead of stderr")
-	verbose := fs.Bool("v", false, "debug logging")
-	profile := profileFlag(fs, tools.ProfileEditor, "policy profile: editor, headless or ci")
+	sf := newServerFlags(fs)
 	// LSP clients (vscode-languageclient with TransportKind.stdio, many
 	// others) pass --stdio; stdio is the only transport, so it changes nothing.
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default and only transport; accepted for LSP clients that pass it)")
@@ -120,19 +119,12 @@ func (c *cli) serve(ctx context.Context, name string, args []string) int {
 	if _, code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	logw, closeLog, err := c.logWriter(*logFile)
+	lspserver.Version = buildVersion()
+	log, opts, done, err := c.startServer(sf)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "agentls: %v\n", err)
 		return 1
 	}
-	defer closeLog()
-	log := newLogger(logw, *verbose)
-	lspserver.Version = buildVersion()
-	// Keep one sandbox helper started ahead, so run_command does not wait
-	// for a process start (issue 4: overhead per call).
-	opts, done := c.server(log, log, *profile, &exec.Options{Prestart: true, OnLayerMissing: func(layer, why string) {
-		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
-	}})
 	defer done()
 	opts.StartExtensions = c.extensionStarter(log, true)
 	err = lspserver.Serve(ctx, stdio{pollable(c.stdin), c.stdout}, opts)
@@ -264,6 +256,36 @@ func (s stdio) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// serverFlags are the flags the two long-running servers (serve, acp)
+// share.
+type serverFlags struct {
+	logFile, profile *string
+	verbose          *bool
+}
+
+func newServerFlags(fs *flag.FlagSet) *serverFlags {
+	return &serverFlags{
+		logFile: fs.String("log", "", "write logs to this file instead of stderr"),
+		verbose: fs.Bool("v", false, "debug logging"),
+		profile: profileFlag(fs, tools.ProfileEditor, "policy profile: editor, headless or ci"),
+	}
+}
+
+// startServer opens a server's log and its shared wiring (c.server),
+// with one sandbox helper started ahead so that run_command does not wait
+// for a process start (issue 4: overhead per call). done closes both.
+func (c *cli) startServer(f *serverFlags) (*slog.Logger, *lspserver.Options, func(), error) {
+	logw, closeLog, err := c.logWriter(*f.logFile)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log := newLogger(logw, *f.verbose)
+	opts, done := c.server(log, log, *f.profile, &exec.Options{Prestart: true, OnLayerMissing: func(layer, why string) {
+		log.Warn("Sandbox layer missing; the others still apply", slog.String("layer", layer), slog.String("why", why))
+	}})
+	return log, opts, func() { done(); closeLog() }, nil
 }
 
 // logWriter is where a server logs: the file at path (appended to,
