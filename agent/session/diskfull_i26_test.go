@@ -42,16 +42,7 @@ func oneRun(t *testing.T, s *Session, what string) *Run {
 func TestStore_A11_A16_Issue26_DiskFullRecordedWhenSpaceReturns(t *testing.T) {
 	state := t.TempDir()
 	var warned []string
-	st, err := Open(state, "/w", &Options{Warn: func(m string) { warned = append(warned, m) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var full atomic.Bool
-	fullDisk(st, &full)
-	s, err := st.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, full := fullDiskSession(t, state, &Options{Warn: func(m string) { warned = append(warned, m) }})
 	oneRun(t, s, "one")
 	full.Store(true)
 	if r2 := oneRun(t, s, "two"); r2.N != 2 || len(warned) == 0 {
@@ -90,16 +81,7 @@ func TestStore_A11_A16_Issue26_DiskFullRecordedWhenSpaceReturns(t *testing.T) {
 // process (space freed) never numbers its run 2.
 func TestStore_A16_Issue26_DiskFullBurnsTheRunID(t *testing.T) {
 	state := t.TempDir()
-	st, err := Open(state, "/w", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var full atomic.Bool
-	fullDisk(st, &full)
-	s, err := st.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, full := fullDiskSession(t, state, nil)
 	oneRun(t, s, "one")
 	full.Store(true)
 	oneRun(t, s, "two")
@@ -116,4 +98,21 @@ func TestStore_A16_Issue26_DiskFullBurnsTheRunID(t *testing.T) {
 		t.Errorf("the next process's run is %s: run 2's ID given again", r.ID)
 	}
 	s2.Close()
+}
+
+// fullDiskSession opens a store under state whose disk fills when full is
+// set, and a new session in it.
+func fullDiskSession(t *testing.T, state string, opts *Options) (*Session, *atomic.Bool) {
+	t.Helper()
+	st, err := Open(state, "/w", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := new(atomic.Bool)
+	fullDisk(st, full)
+	s, err := st.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, full
 }
