@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/agent/llmtest"
 )
@@ -191,7 +193,9 @@ func checkACPModel(t *testing.T, model *llmtest.Server) {
 // written through acpx's fs/write_text_file (--approve-all lets it
 // write; the policy decides every permission first). The disk holds
 // exactly the first hunk, the denied command never ran, and the model
-// was told both. Needs AGENTLS_E2E=1 and .ci/install-e2e.sh.
+// was told both. Then a long approved command is cancelled with `acpx
+// cancel` from a second acpx process (acpxCancel). Needs AGENTLS_E2E=1
+// and .ci/install-e2e.sh.
 func TestACPX_E20(t *testing.T) {
 	if os.Getenv(e2eEnv) != "1" {
 		t.Skipf("the acpx test runs with %s=1", e2eEnv)
@@ -216,10 +220,9 @@ func TestACPX_E20(t *testing.T) {
 		{"prompt", "How should the greeting change?"},
 		{"set-mode", "execute"},
 		{"--approve-all", "--policy", policy, "prompt", "Carry out the plan."},
-		{"sessions", "close"},
 	}
 	var log strings.Builder
-	for _, s := range steps {
+	acpxRun := func(s ...string) {
 		args := append(append([]string{}, base...), s...)
 		out, err := runBoundedFor(t, exec.Command(acpx, args...), ws, env, e2eScenarioTime)
 		log.WriteString("$ acpx " + strings.Join(s, " ") + "\n" + string(out) + "\n")
@@ -227,6 +230,11 @@ func TestACPX_E20(t *testing.T) {
 			t.Fatalf("acpx %v: %v\n%s", s, err, tail2(log.String(), 8000))
 		}
 	}
+	for _, s := range steps {
+		acpxRun(s...)
+	}
+	acpxCancel(t, acpx, base, ws, env, &log, acpxRun)
+	acpxRun("sessions", "close")
 	got, _ := os.ReadFile(filepath.Join(ws, "main.go"))
 	if !strings.Contains(string(got), `"Hello, "`) || !strings.Contains(string(got), `greet("world")`) {
 		t.Errorf("main.go = %s; want the first hunk alone", got)
@@ -245,6 +253,75 @@ func TestACPX_E20(t *testing.T) {
 	if t.Failed() {
 		t.Logf("acpx:\n%s", tail2(log.String(), 12000))
 	}
+}
+
+// acpxLong is the command the acpx test approves and then cancels.
+const acpxLong = "sleep 31.5 && touch late.txt"
+
+// acpxCancel: a prompt whose approved command runs long is cancelled with
+// `acpx cancel` from a second acpx process, as a user in another terminal
+// would: the prompt ends "cancelled", the command's process is gone and
+// its file never lands.
+func acpxCancel(t *testing.T, acpx string, base []string, ws string, env []string, log *strings.Builder, acpxRun func(...string)) {
+	t.Helper()
+	policy := `{"autoApprove":["run_command ` + acpxLong + ` (execute)"],"defaultAction":"deny"}`
+	args := append(append([]string{}, base...), "--approve-all", "--policy", policy, "prompt", "Run the long command.")
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := runBoundedFor(t, exec.Command(acpx, args...), ws, env, e2eScenarioTime)
+		done <- result{out, err}
+	}()
+	if !waitProcess(t, "31.5", true, e2eScenarioTime) {
+		select {
+		case r := <-done:
+			t.Fatalf("the approved command never started; the prompt ended: %v\n%s", r.err, tail2(string(r.out), 8000))
+		default:
+			t.Fatalf("the approved command never started\n%s", tail2(log.String(), 8000))
+		}
+	}
+	acpxRun("cancel")
+	r := <-done
+	log.WriteString("$ acpx prompt (cancelled)\n" + string(r.out) + "\n")
+	if r.err != nil || !strings.Contains(string(r.out), `"stopReason":"cancelled"`) {
+		t.Errorf("the cancelled prompt: err %v, no stopReason cancelled in its output", r.err)
+	}
+	if !waitProcess(t, "31.5", false, 30*time.Second) {
+		t.Error("the cancelled command is still running")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "late.txt")); err == nil {
+		t.Error("late.txt exists: the cancelled command finished")
+	}
+}
+
+// waitProcess waits until a `sleep ARG` process exists (or, with want
+// false, until none does), checking /proc every 50 ms up to limit.
+func waitProcess(t *testing.T, arg string, want bool, limit time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		if sleepRunning(arg) == want {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func sleepRunning(arg string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.HasPrefix(b, []byte("sleep\x00")) && bytes.Contains(b, []byte(arg)) {
+			return true
+		}
+	}
+	return false
 }
 
 // ccResult is what testdata/e2e/acp/codecompanion.lua saw.
