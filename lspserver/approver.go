@@ -13,8 +13,9 @@ import (
 )
 
 // approver implements tools.Approver with window/showMessageRequest (E7):
-// Approve / Deny / Always allow while agentls runs (Approve / Deny alone,
-// after the warning, for a control file: E15). The gateway bounds ctx by
+// Approve / Deny / an "Always …" per scope the gateway offers (E21: this
+// session, this workspace, everywhere; none for a control file, which
+// gets its warning and its own approve action: E15). The gateway bounds ctx by
 // the policy's approval timeout; no answer by then, an error, a disconnect
 // or an unknown title is a deny.
 type approver struct{ s *Server }
@@ -28,7 +29,10 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 		msg = fmt.Sprintf("agentls wants to run %s (%s): %s", req.Tool, req.Risk, req.Subject)
 	}
 	msg += askedBecause(req)
-	actions := []string{command.ActionApprove, command.ActionDeny, command.ActionAlwaysAllow}
+	actions := []string{command.ActionApprove, command.ActionDeny}
+	for _, sc := range req.Scopes {
+		actions = append(actions, alwaysActions[sc])
+	}
 	if req.Control {
 		// E15: a control file is asked one by one, with its warning first
 		// and its own approve action.
@@ -38,15 +42,35 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 	if a.s.editTextSupported() {
 		actions = append(actions, command.ActionDenyWithReason)
 	}
-	switch a.s.ask(ctx, protocol.MessageTypeWarning, msg, actions...) {
+	switch pick := a.s.ask(ctx, protocol.MessageTypeWarning, msg, actions...); pick {
 	case command.ActionApprove, command.ActionApproveControl:
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
-	case command.ActionAlwaysAllow:
-		return tools.ApprovalResponse{Answer: tools.AnswerAlways}, nil
 	case command.ActionDenyWithReason:
 		return a.denyWithReason(ctx, req.Tool), nil
+	case "":
+		return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+	case alwaysActions[tools.ScopeSession], alwaysActions[tools.ScopeWorkspace], alwaysActions[tools.ScopeEverywhere]:
+		return alwaysAnswer(pick, req.Scopes), nil
 	}
 	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+}
+
+// alwaysActions are the titles of the "always" answers, per scope (E21).
+var alwaysActions = map[tools.Scope]string{
+	tools.ScopeSession:    command.ActionAlwaysSession,
+	tools.ScopeWorkspace:  command.ActionAlwaysWorkspace,
+	tools.ScopeEverywhere: command.ActionAlwaysEverywhere,
+}
+
+// alwaysAnswer is the answer of an "always" title, if its scope was
+// offered; any other title is a deny.
+func alwaysAnswer(title string, offered []tools.Scope) tools.ApprovalResponse {
+	for _, sc := range offered {
+		if alwaysActions[sc] == title {
+			return tools.ApprovalResponse{Answer: tools.AnswerAlways, Scope: sc}
+		}
+	}
+	return tools.ApprovalResponse{Answer: tools.AnswerDeny}
 }
 
 // askedBecause says why the question is asked (issue 28): what the call

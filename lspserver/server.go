@@ -146,7 +146,7 @@ type Server struct {
 	subAgents bool
 	conn      jsonrpc2.Conn
 	docs      *documents
-	allow     *tools.Allowances // "always allow" answers of this connection
+	allow     *tools.Allowances // "always" answers: the user's store, or memory (E21)
 	ext       extensions        // hooks and MCP servers, started at the first run
 	policy    policyState
 	// connCtx is the connection's lifetime: cancelled when Serve returns,
@@ -213,7 +213,6 @@ type clientCaps struct {
 func newServer(opts *Options) *Server {
 	s := &Server{
 		docs:       newDocuments(),
-		allow:      tools.NewAllowances(),
 		exited:     make(chan struct{}),
 		inflight:   make(map[jsonrpc2.ID]*pendingCall),
 		runs:       make(map[string]*runState),
@@ -239,6 +238,7 @@ func newServer(opts *Options) *Server {
 	if s.opts.Exec == nil {
 		s.opts.Exec = exec.New(nil)
 	}
+	s.allow = tools.OpenAllowances(tools.AllowStorePath(s.opts.StateDir), s.log) // E21: the user's, never the project's
 	s.watchAudit()
 	s.reg = s.opts.Registry
 	if s.reg == nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
+	"slices"
 	"time"
 )
 
@@ -20,7 +20,7 @@ type Answer string
 const (
 	AnswerApprove Answer = "approve"
 	AnswerDeny    Answer = "deny"
-	AnswerAlways  Answer = "always" // approve, and the same normalized call for the rest of the session
+	AnswerAlways  Answer = "always" // approve, and the same normalized call at the answer's Scope
 	AnswerModify  Answer = "modify" // approve an edited text (human_confirm)
 )
 
@@ -45,18 +45,25 @@ type ApprovalRequest struct {
 	// never remembers it.
 	Control bool
 	Warning string
+	// Scopes are the "always" answers the approver may offer, narrowest
+	// first (E21): none for a control file, a command part no rule can
+	// lift, a project-trust question or any question but the gateway's
+	// own; the gateway keeps no other.
+	Scopes []Scope
 }
 
 // ControlWarning is the warning of every question about a control file
 // (E15, [Verdict.Control]).
 const ControlWarning = "WARNING: this changes a file that an editor, a shell or git runs outside the sandbox " +
 	"(editor settings and tasks, .envrc, git hooks and attributes). Read the change before approving; " +
-	"it is asked every time and cannot be allowed for the session."
+	"it is asked every time and cannot be allowed always."
 
 // ApprovalResponse is the user's answer.
 type ApprovalResponse struct {
 	Answer Answer
 	Text   string // the edited text of AnswerModify
+	// Scope is how far AnswerAlways reaches; "" is the session.
+	Scope Scope
 	// Reason is why the user declined (AnswerDeny), in their words; ""
 	// when they gave none (issue 28).
 	Reason string
@@ -74,38 +81,6 @@ type Approver interface {
 	Approve(ctx context.Context, req *ApprovalRequest) (ApprovalResponse, error)
 }
 
-// Allowances holds what the user allowed "always" while one editor stays
-// connected (not a conversation: that is agent/session).
-// Keys are normalized calls (tool and subject), never raw argument text, so
-// a differently spelled call is asked again. It is safe for concurrent use.
-type Allowances struct {
-	mu     sync.Mutex // guards always
-	always map[string]bool
-}
-
-// NewAllowances returns an empty set of allowances.
-func NewAllowances() *Allowances { return &Allowances{always: make(map[string]bool)} }
-
-func allowanceKey(tool, subject string) string { return tool + "\x00" + subject }
-
-func (s *Allowances) allowed(tool, subject string) bool {
-	if s == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.always[allowanceKey(tool, subject)]
-}
-
-func (s *Allowances) remember(tool, subject string) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.always[allowanceKey(tool, subject)] = true
-}
-
 // DefaultApprovalTimeout bounds each question to the user when the policy
 // sets no approval_timeout_seconds.
 const DefaultApprovalTimeout = 5 * time.Minute
@@ -118,6 +93,8 @@ type approvals struct {
 	approver Approver
 	timeout  time.Duration
 	session  *Allowances
+	root     string // the workspace root's real path ("" unknown)
+	id       string // the agentls session
 	log      *slog.Logger
 }
 
@@ -142,16 +119,26 @@ func (a *approvals) Ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 	return ApprovalResponse{Answer: AnswerDeny, Reason: ans.Reason}, true
 }
 
-// call approves a call the policy asks about (T7): an earlier "always" of
-// the session for the same normalized call, or the user's answer now
-// ("always" is remembered). It returns who approved, or the refusal.
+// call approves a call the policy asks about (T7): an earlier "always"
+// that covers the same normalized call here, or the user's answer now
+// ("always" is kept at the scope the user chose, E21). It returns who
+// approved ("user", "user(always)", or the scope of the earlier answer:
+// "session", "workspace", "everywhere"), or the refusal.
 func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *ToolError) {
-	if a != nil && !v.Control && a.session.allowed(t.Name, v.Subject) {
-		return "session", nil
+	never := neverAlways(v)
+	var k allowKey
+	if a != nil {
+		k = allowKey{tool: t.Name, subject: v.Subject, workspace: a.root, session: a.id}
+		if scope, ok := a.session.allowed(k); ok && !never {
+			return string(scope), nil
+		}
 	}
 	req := &ApprovalRequest{Tool: t.Name, Risk: t.Risk, Subject: v.Subject, Preview: v.Preview, Reason: v.Rule, Why: v.Reason}
 	if v.Control {
 		req.Control, req.Warning = true, ControlWarning
+	}
+	if !never && a != nil {
+		req.Scopes = a.session.scopes(k)
 	}
 	ans, ok := a.Ask(ctx, req)
 	switch {
@@ -160,16 +147,31 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *Too
 			"do without this call, or ask the user to allow it in the policy")
 	case ans.Answer == AnswerApprove:
 		return "user", nil
-	case ans.Answer == AnswerAlways && v.Control: // E15: once, never for the session
+	case ans.Answer == AnswerAlways && never: // E15, E21: once, never kept
 		return "user", nil
 	case ans.Answer == AnswerAlways:
-		a.session.remember(t.Name, v.Subject)
+		a.session.remember(k, keptScope(ans.Scope, req.Scopes))
 		return "user(always)", nil
 	case ans.Unanswered:
 		return "", failure(CodeApprovalDenied, "", fmt.Sprintf("nobody answered the question about %s within the approval timeout (%s), so it did not run", t.Name, a.timeout),
 			"do not assume the user declined; go on without this call or ask the user later")
 	}
 	return "", declined(t.Name, ans.Reason)
+}
+
+// keptScope is the scope an "always" answer is kept at: the one the user
+// picked if it was offered, else the session (never wider).
+func keptScope(picked Scope, offered []Scope) Scope {
+	if slices.Contains(offered, picked) {
+		return picked
+	}
+	return ScopeSession
+}
+
+// ApprovedAlways reports whether by (an audit record's approved_by) is an
+// earlier "always" answer of the user's.
+func ApprovedAlways(by string) bool {
+	return slices.Contains(AllScopes, Scope(by))
 }
 
 // declined is the refusal of a call the user said no to; with their

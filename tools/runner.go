@@ -99,7 +99,8 @@ func newGateway(reg *Registry, env *Env, opts *gatewayConfig) *Gateway {
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	r.ask = &approvals{approver: r.opts.Approver, timeout: r.opts.Policy.QuestionTimeout(), session: r.opts.Allowances, log: r.log}
+	r.ask = &approvals{approver: r.opts.Approver, timeout: r.opts.Policy.QuestionTimeout(), session: r.opts.Allowances,
+		root: realRoot(r.env.Root), id: r.opts.SessionID, log: r.log}
 	return r
 }
 
@@ -333,7 +334,7 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 		}
 		rec.ApprovedBy = by
 		env.Call.UserApproved = by == "user" || by == "user(always)"
-		env.Call.SessionApproved = by == "session"
+		env.Call.SessionApproved = ApprovedAlways(by)
 	}
 	// T8: run, bounded in time, with panics contained.
 	res, err = r.run(cctx, t, &env, p.args)

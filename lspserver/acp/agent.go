@@ -69,7 +69,7 @@ type acpAgent struct {
 	conn      client
 	reg       *tools.Registry
 	subAgents bool
-	allow     *tools.Allowances // the connection's "always" answers
+	allow     *tools.Allowances // "always" answers: the user's store, or memory (E21)
 
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
@@ -100,11 +100,12 @@ type client interface {
 }
 
 func newAgent(o *Options) *acpAgent {
-	a := &acpAgent{o: o, log: o.Logger, reg: o.Registry, allow: tools.NewAllowances(),
+	a := &acpAgent{o: o, log: o.Logger, reg: o.Registry,
 		sessions: map[string]*acpSession{}, places: map[string]*place{}}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
+	a.allow = tools.OpenAllowances(tools.AllowStorePath(o.StateDir), a.log) // E21: the user's, never the project's
 	if a.o.Exec == nil {
 		a.o.Exec = exec.New(nil)
 	}

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -21,7 +22,12 @@ const (
 // approver implements tools.Approver with session/request_permission on
 // the run's current tool call: a command shows its text and sandbox note
 // (the gateway's preview), a control file its warning first and no
-// "allow always" (E15); human_confirm the model's question. No answer,
+// "allow always" (E15); human_confirm the model's question. ACP clients
+// show one "always" button whose reach the user cannot choose, so it
+// keeps the answer for this session (E21), the narrowest scope that
+// lasts: an ACP session is an agentls session, kept across restarts;
+// wider scopes are for the editors and the terminal that offer them by
+// name. No answer,
 // an error or a cancelled request is a deny (the gateway's rule).
 type approver struct{ p *progress }
 
@@ -32,8 +38,8 @@ func (ap approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (too
 		{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
 		{OptionId: optRejectOnce, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 	}
-	if !req.Control && req.Question == "" {
-		opts = append(opts, sdk.PermissionOption{OptionId: optAllowAlways, Name: "Always allow while agentls runs",
+	if slices.Contains(req.Scopes, tools.ScopeSession) {
+		opts = append(opts, sdk.PermissionOption{OptionId: optAllowAlways, Name: "Always allow in this session",
 			Kind: sdk.PermissionOptionKindAllowAlways})
 	}
 	pick, err := ap.p.ask(ctx, c, title, textContent(text), opts)
@@ -53,7 +59,7 @@ func (ap approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (too
 		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Text: req.Text}, nil
 	case optAllowAlways:
 		ap.p.running(c)
-		return tools.ApprovalResponse{Answer: tools.AnswerAlways}, nil
+		return tools.ApprovalResponse{Answer: tools.AnswerAlways, Scope: tools.ScopeSession}, nil
 	}
 	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
 }

@@ -66,10 +66,18 @@ const (
 	ActionApproveControl = "Approve control-file change"
 	// ActionDeny declines it.
 	ActionDeny = "Deny"
-	// ActionAlwaysAllow approves it and every call like it for as long
-	// as this server process runs (the editor's connection to it), not
-	// the agentls session the run belongs to: the title says so (E18).
-	ActionAlwaysAllow = "Always allow while agentls runs"
+	// ActionAlwaysSession approves it and every call like it (the same
+	// tool and normalized subject) in this agentls session, also after a
+	// restart that continues the session; not the editor's connection
+	// (E18, E21). Offered only where the server can keep the answer.
+	ActionAlwaysSession = "Always in this session"
+	// ActionAlwaysWorkspace approves it and every call like it in this
+	// workspace, kept in the user's state, never in the project (E21).
+	ActionAlwaysWorkspace = "Always in this workspace"
+	// ActionAlwaysEverywhere approves it and every call like it in every
+	// workspace, kept in the user's state (E21). `agentls policy list`
+	// shows what is kept, `agentls policy --revoke` forgets it.
+	ActionAlwaysEverywhere = "Always everywhere"
 	// ActionModify asks to edit the proposed text first (human_confirm);
 	// offered only to clients with [ClientCapabilities.EditText].
 	ActionModify = "Edit…"

@@ -75,11 +75,12 @@ func TestArgs_Decode(t *testing.T) {
 	}
 }
 
-// E18 (issue 24 item 7): "always" lasts as long as the server process,
-// not the agentls session a run belongs to; the answer's title must not
-// say "session", which users read as the latter.
-func TestActionAlwaysAllow_E18_SaysItsScope(t *testing.T) {
-	if strings.Contains(strings.ToLower(ActionAlwaysAllow), "session") || !strings.Contains(ActionAlwaysAllow, "agentls runs") {
-		t.Errorf("ActionAlwaysAllow = %q: say it lasts while agentls runs", ActionAlwaysAllow)
+// E18, E21 (issue 28): each "always" answer's title says its scope, and
+// the three are told apart by title alone.
+func TestActionAlways_E21_TitlesSayTheirScope(t *testing.T) {
+	for title, scope := range map[string]string{ActionAlwaysSession: "session", ActionAlwaysWorkspace: "workspace", ActionAlwaysEverywhere: "everywhere"} {
+		if !strings.HasPrefix(title, "Always ") || !strings.Contains(title, scope) {
+			t.Errorf("%q does not say its scope %q", title, scope)
+		}
 	}
 }

@@ -150,8 +150,12 @@ func answered(action string) (decision, how string) {
 		return decisionDenied, "denied on the terminal, with a reason"
 	case command.ActionModify:
 		return decisionEdit, "to be edited on the terminal"
-	case command.ActionAlwaysAllow:
-		return decisionApproved, "approved on the terminal, and like it while agentls runs"
+	case command.ActionAlwaysSession:
+		return decisionApproved, "approved on the terminal, and like it in this session"
+	case command.ActionAlwaysWorkspace:
+		return decisionApproved, "approved on the terminal, and like it in this workspace (agentls policy list)"
+	case command.ActionAlwaysEverywhere:
+		return decisionApproved, "approved on the terminal, and like it everywhere (agentls policy list)"
 	}
 	return decisionApproved, "approved on the terminal"
 }
