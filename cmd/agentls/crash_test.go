@@ -45,6 +45,7 @@ func crashVersion(i int) string { return fmt.Sprintf("package main\n\n// v%d\nfu
 // continued run's first request is a paired conversation whose earlier
 // turns are complete turns of the killed run.
 func TestCrash_A11_KillNineThenContinue(t *testing.T) {
+	t.Parallel() // issue 25: the long real-client suites overlap
 	if testing.Short() {
 		t.Skip("builds the binary and runs it 20 times")
 	}

@@ -43,6 +43,7 @@ type acpResult struct {
 // while it runs: the prompt answers cancelled and no process is left.
 // Needs AGENTLS_E2E=1 and .ci/install-e2e.sh (npm ci in testdata/e2e/acp).
 func TestACPSDKClient_E20(t *testing.T) {
+	t.Parallel() // issue 25: the long real-client suites overlap
 	if os.Getenv(e2eEnv) != "1" {
 		t.Skipf("the ACP SDK client test runs with %s=1", e2eEnv)
 	}
@@ -197,6 +198,7 @@ func checkACPModel(t *testing.T, model *llmtest.Server) {
 // cancel` from a second acpx process (acpxCancel). Needs AGENTLS_E2E=1
 // and .ci/install-e2e.sh.
 func TestACPX_E20(t *testing.T) {
+	t.Parallel() // issue 25: the long real-client suites overlap
 	if os.Getenv(e2eEnv) != "1" {
 		t.Skipf("the acpx test runs with %s=1", e2eEnv)
 	}

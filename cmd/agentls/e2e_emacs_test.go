@@ -39,6 +39,7 @@ type emacsResult struct {
 // the safe one; the user approves the one diff, and the file on disk
 // holds exactly that change. Needs AGENTLS_E2E=1.
 func TestEmacsEglot_E19(t *testing.T) {
+	t.Parallel() // issue 25: the long real-client suites overlap
 	if os.Getenv(e2eEnv) != "1" {
 		t.Skipf("the Emacs/eglot test runs with %s=1", e2eEnv)
 	}

@@ -32,6 +32,7 @@ import (
 // TestE2E_MCP_B6 drives agentls mcp list, agentls call and one headless
 // run with a user config holding the three servers.
 func TestE2E_MCP_B6(t *testing.T) {
+	t.Parallel() // issue 25: the long real-client suites overlap
 	if os.Getenv(e2eEnv) != "1" {
 		t.Skipf("real MCP server e2e tests are off: run .ci/install-e2e.sh, then %s=1 go test -run E2E -v ./cmd/agentls/", e2eEnv)
 	}

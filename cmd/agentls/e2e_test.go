@@ -36,6 +36,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +53,7 @@ const (
 // TestE2E builds the binary once and runs every real-client scenario
 // against it, one after the other (the machines have two cores).
 func TestE2E(t *testing.T) {
+	t.Parallel() // issue 25: the long real-client suites overlap
 	if os.Getenv(e2eEnv) != "1" {
 		t.Skipf("real-client e2e tests (headless Neovim, Node vscode-jsonrpc client) are off: "+
 			"run .ci/install-e2e.sh, then %s=1 go test -run E2E -v ./cmd/agentls/", e2eEnv)
@@ -271,30 +273,64 @@ func requireTool(t *testing.T, name string) string {
 	return p
 }
 
-// buildAgentls builds the binary under test, with -race when the test
-// binary has it, so the real-client runs also hunt data races, and
-// agentls-sandbox beside it.
+// buildAgentls returns the binary under test, built with -race when the
+// test binary has it, so the real-client runs also hunt data races, and
+// agentls-sandbox beside it. It is built once per test process and shared
+// (issue 25: eleven builds took 55 s of the package's time); tests only
+// run it, never change it or its directory.
 func buildAgentls(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agentls")
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.bin == "" && shared.err == nil {
+		shared.bin, shared.err = buildShared()
+		t.Logf("built %s and its sandbox helper in %s (race=%v)", shared.bin, shared.took.Round(time.Millisecond), raceEnabled())
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.bin
+}
+
+// shared is the binary buildAgentls built; TestMain removes its directory.
+var shared struct {
+	sync.Mutex
+	dir, bin string
+	took     time.Duration
+	err      error
+}
+
+func buildShared() (string, error) {
+	dir, err := os.MkdirTemp("", "agentls-test-bin-")
+	if err != nil {
+		return "", err
+	}
+	shared.dir = dir
+	bin := filepath.Join(dir, "agentls")
 	args := []string{"build", "-o", bin}
 	if raceEnabled() {
 		args = append(args, "-race")
 	}
 	args = append(args, "github.com/agentls/agentls/cmd/agentls")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	out, err := exec.CommandContext(ctx, goTool(), args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	if out, err := exec.CommandContext(ctx, goTool(), args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	// The sandbox helper next to it, as `go install ./cmd/...` puts it.
-	if _, err := sandboxtest.BuildHelper(filepath.Dir(bin)); err != nil {
-		t.Fatal(err)
+	if _, err := sandboxtest.BuildHelper(dir); err != nil {
+		return "", err
 	}
-	t.Logf("built %s and its sandbox helper in %s (race=%v)", bin, time.Since(start).Round(time.Millisecond), raceEnabled())
-	return bin
+	shared.took = time.Since(start)
+	return bin, nil
+}
+
+// removeShared removes what buildAgentls built.
+func removeShared() {
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
 }
 
 func raceEnabled() bool {

@@ -23,11 +23,19 @@ func TestMain(m *testing.M) {
 	// With MCPTEST_SERVER=1 the binary is a test MCP server (scripts
 	// configure "command": "agentls" with that env).
 	mcptest.MaybeServe()
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanRun{m}, map[string]func(){
 		"agentls": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 		},
 	})
+}
+
+// cleanRun runs the tests, then removes the binary they shared.
+type cleanRun struct{ m *testing.M }
+
+func (c cleanRun) Run() int {
+	defer removeShared()
+	return c.m.Run()
 }
 
 // TestScript runs the binary as a user would (E11): testdata/script/*.txtar.
