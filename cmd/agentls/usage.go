@@ -26,6 +26,7 @@ var synopses = map[string]string{
 	"revert":   "agentls revert [--json] [--session ID] [RUN]   restore the files a run changed (default: the last run)",
 	"mcp":      "agentls mcp list [--root DIR] [--json]   the MCP servers, their state and tools",
 	"trust":    "agentls trust [--root DIR] [--yes|--revoke]   review and trust the project's hooks and MCP servers",
+	"policy":   "agentls policy [list] [--json] | agentls policy --revoke ID|all   the kept \"always\" answers (scope, tool, subject, when), and forgetting them",
 	"demo":     "agentls demo   an offline demo with a built-in scripted model",
 	"version":  "agentls version [--sandbox]   the version, and which sandbox layers this machine has",
 }
