@@ -75,7 +75,7 @@ func ReadInput(ctx context.Context, instruction string, read func(ctx context.Co
 			continue
 		}
 		done[path] = true
-		if isImageRef(path) {
+		if IsImagePath(path) {
 			var ev Event
 			images, ev = attachImage(ctx, &text, path, images, read)
 			events = append(events, ev)

@@ -21,8 +21,9 @@ const (
 	imageTokens = 1000
 )
 
-// isImageRef reports whether a referenced path names a picture.
-func isImageRef(p string) bool {
+// IsImagePath reports whether a path names a picture the agent sends as
+// an image part (by its extension; its content is checked when read).
+func IsImagePath(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".png", ".jpg", ".jpeg", ".gif", ".webp":
 		return true

@@ -52,6 +52,9 @@ func (s *Server) executeCommand(ctx context.Context, params jsonrpc2.RawMessage)
 		return nil, invalidParams(p.Command + ": " + err.Error())
 	}
 	a.Instruction = instruction
+	if a.Instruction, err = s.imageRefs(&a); err != nil {
+		return nil, err
+	}
 	if a.Detach {
 		return s.startDetached(ctx, mode, &a)
 	}

@@ -24,6 +24,13 @@ type Args struct {
 	// conversation. Empty starts a new session. Runs of one session take
 	// turns; runs of different sessions run side by side.
 	SessionID string `json:"sessionId,omitempty" ts:"optional"`
+	// Images are pictures for the model, a screenshot of a UI bug say:
+	// file URIs of PNG, JPEG, GIF or WebP files in the workspace, at most
+	// four (A12, issue 25). Each goes to the model as an image part of
+	// the task message, as an @path reference in the instruction does;
+	// one that cannot be read is "Unable to read image: …" in the
+	// message, which goes on without it.
+	Images []string `json:"images,omitempty" ts:"optional"`
 	// Detach asks for the reply as soon as the run has started, a
 	// [Started], instead of the [Result] at its end; the run then reports
 	// as it goes ($/progress where the client offers it, else
