@@ -104,9 +104,12 @@ func (s *Allowances) remember(k allowKey, scope Scope) {
 		return
 	}
 	if s.usable(k) {
-		g := Grant{Scope: scope, Tool: k.tool, Subject: k.subject, Workspace: k.workspace, Session: k.session}
-		if scope == ScopeEverywhere {
-			g.Workspace = ""
+		g := Grant{Scope: scope, Tool: k.tool, Subject: k.subject}
+		switch scope {
+		case ScopeSession:
+			g.Workspace, g.Session = k.workspace, k.session
+		case ScopeWorkspace:
+			g.Workspace = k.workspace
 		}
 		_, err := s.store.Add(g)
 		if err == nil {

@@ -70,11 +70,11 @@ func (c *cli) listGrants(path string, grants []tools.Grant) {
 	v := sandbox.Visible
 	for _, g := range grants {
 		where := string(g.Scope)
-		switch g.Scope {
-		case tools.ScopeWorkspace:
-			where += " " + v(g.Workspace)
-		case tools.ScopeSession:
-			where += " " + v(g.Session) + " in " + v(g.Workspace)
+		if g.Session != "" {
+			where += " " + v(g.Session)
+		}
+		if g.Workspace != "" {
+			where += " in " + v(g.Workspace)
 		}
 		fmt.Fprintf(c.stdout, "%s  %s  %s  %s  %s", v(g.ID), where, v(g.Tool), v(g.Subject), g.Granted.Local().Format(time.DateTime))
 		if p := g.Problem(); p != "" {
