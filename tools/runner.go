@@ -269,7 +269,8 @@ func (r *Gateway) decide(ctx context.Context, t *Tool, raw []byte) prepared {
 	}
 	p := prepared{tool: t, args: raw}
 	d, rule := r.opts.Policy.Decide(t, c)
-	p.verdict = Verdict{Decision: d, Rule: rule, Subject: c.Subject, Preview: c.Preview, Reason: c.Reason, Control: c.Control}
+	p.verdict = Verdict{Decision: d, Rule: rule, Subject: c.Subject, Preview: c.Preview, Reason: c.Reason, Control: c.Control,
+		Commands: c.Commands} // Commands: a part no rule lifts is never "always" (E21)
 	if d != Deny {
 		return p
 	}
