@@ -45,6 +45,20 @@
 //   - the mapping of errors to the wire: spec codes only, and RequestFailed
 //     with a data.reason from a closed list (errors.go).
 //
+// The reply to workspace/applyEdit from our plugins' review (VS Code,
+// Neovim, headless: one protocol) may carry the user's answers per hunk
+// in an "agentls" member (propose_reason.go, issue 28):
+//
+//	{"applied": true, "agentls": {"reason": "why the whole change was rejected",
+//	  "hunks": [{"index": 1, "reason": "why hunk 1 was rejected"},
+//	            {"index": 0, "text": "the replacement the user accepted instead"}]}}
+//
+// index is N of the hunk's annotation "agentls.N". The model reads a
+// reason as user_reason on the rejected hunk (or on the approval_denied
+// of the whole change), and a hunk the user edited as "the user changed
+// your proposal" with the diff of their change (user_change); what
+// landed is verified against the user's text, so it is not stale.
+//
 // It implements, for one run, the interfaces the tools consume:
 // tools.Approver, tools.EditProposer, tools.Workspace and
 // tools.FindingSink.

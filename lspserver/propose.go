@@ -61,6 +61,8 @@ func (p *proposer) propose(ctx context.Context, ch *tools.FileChange) (out *tool
 	if len(pr.hs) == 0 {
 		return &tools.EditOutcome{Applied: true, Saved: !pr.v.open || pr.v.text == pr.v.disk, Reason: "no change"}, 0, nil
 	}
+	pr.checks = p.startChecks(ctx, pr) // E22 (propose_checks.go)
+	defer pr.checks.finish(ctx)
 	pre, out := p.confirm(ctx, pr)
 	if out != nil {
 		return out, len(pr.hs), nil
@@ -77,6 +79,8 @@ type proposal struct {
 	v    fileView
 	caps clientCaps
 	hs   []hunk
+
+	checks *proposalChecks // E22: the checks on the proposal, nil for none
 }
 
 // prepare checks that the change may be proposed at all and is still
@@ -137,7 +141,7 @@ func (p *proposer) confirm(ctx context.Context, pr *proposal) (pre bool, out *to
 	// One question with the diff first, for clients that do not show
 	// per-hunk confirmation; Neovim, for one, applies edits the moment
 	// they arrive. The question is withdrawn when the file changes.
-	msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New)))
+	msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New))) + pr.checks.suffix(ctx)
 	typ, approve := protocol.MessageTypeInfo, command.ActionApprove
 	if ch.Control {
 		msg, typ, approve = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning, command.ActionApproveControl
@@ -171,7 +175,8 @@ func (p *proposer) send(ctx context.Context, pr *proposal, pre bool) (*tools.Edi
 		version = &now.version
 	}
 	params := buildEdit(pr.caps, pr.u, ch, version, cur, pr.hs, !pre)
-	var res protocol.ApplyWorkspaceEditResult
+	pr.checks.annotate(ctx, params)
+	var res applyReply // with the user's reasons and edits (propose_reason.go)
 	if err := p.call(ctx, "workspace/applyEdit", params, &res); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -191,9 +196,14 @@ func (p *proposer) send(ctx context.Context, pr *proposal, pre bool) (*tools.Edi
 			// changed meanwhile with a "stale: …" reason (E18).
 			return stale("%s", reason), nil
 		}
-		return refuse("%s", reason), nil
+		out := refuse("%s", reason)
+		out.UserReason = res.Agentls.userReason(pr.hs)
+		return out, nil
 	}
-	return p.verify(ctx, ch, pr.u, cur, pr.hs, now.open, now.version, now.open && now.text != now.disk)
+	hs, changed := res.Agentls.edited(pr.hs)
+	out, err := p.verify(ctx, ch, pr.u, cur, hs, now.open, now.version, now.open && now.text != now.disk)
+	res.Agentls.tellUser(out, pr.hs, changed)
+	return out, err
 }
 
 // ask and call bound one question or request of a proposal by the run's

@@ -147,8 +147,9 @@ func (r *Gateway) Call(ctx context.Context, name, args string) (Result, error) {
 		res = r.postHooks(ctx, name, p, res)
 	}
 	if res.IsError {
-		rec.Code, rec.UserReason = res.Code, res.UserReason
+		rec.Code = res.Code
 	}
+	rec.UserReason = res.UserReason // also the reasons for rejected hunks of an applied edit (issue 28)
 	switch {
 	case res.Code == CodeApprovalDenied, res.Code == CodeApprovalRequired, res.Code == CodeCancelled:
 		rec.ApprovedBy = "" // nobody approved it

@@ -155,6 +155,11 @@ type HunkOutcome struct {
 	Index   int    `json:"index"`
 	Lines   string `json:"lines"` // "12-14" in the original file, 1-based
 	Applied bool   `json:"applied"`
+	// UserReason is what the user said when rejecting this hunk;
+	// UserChange is the diff of the user's own change to the proposed
+	// text, when they edited the hunk before accepting it (issue 28).
+	UserReason string `json:"user_reason,omitempty"`
+	UserChange string `json:"user_change,omitempty"`
 }
 
 // EditOutcome is the user's answer to a proposed [FileChange].
@@ -166,6 +171,8 @@ type EditOutcome struct {
 	// Stale is set when the change was refused because the file is no
 	// longer what the change was computed against (T17).
 	Stale bool `json:"stale,omitempty"`
+	// UserReason is what the user said when rejecting the whole change.
+	UserReason string `json:"user_reason,omitempty"`
 }
 
 // EditProposer shows a [FileChange] to the user and reports what landed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
@@ -47,8 +48,13 @@ func propose(ctx context.Context, env *tools.Env, change *tools.FileChange) (too
 		if out != nil && out.Reason != "" {
 			reason = "the change was not applied: " + cut(out.Reason, 500)
 		}
-		res := tools.Fail(tools.CodeApprovalDenied, "", reason,
-			"do not repeat the same change; adapt it to the reason or ask the user")
+		e := &tools.ToolError{Code: tools.CodeApprovalDenied, Reason: reason,
+			Recovery: "do not repeat the same change; adapt it to the reason or ask the user"}
+		if out != nil && out.UserReason != "" {
+			e.Reason += " (the user said why: user_reason)"
+			e.UserReason = out.UserReason
+		}
+		res := e.Result()
 		res.ProposedSHA256 = proposed
 		return res, nil
 	}
@@ -69,20 +75,34 @@ func propose(ctx context.Context, env *tools.Env, change *tools.FileChange) (too
 	if err != nil {
 		return tools.Result{}, err
 	}
-	res := tools.Result{Content: string(b), ProposedSHA256: proposed}
+	res := tools.Result{Content: string(b), ProposedSHA256: proposed, UserReason: hunkReasons(out.Hunks)}
 	if allApplied(out.Hunks) {
 		res.AppliedSHA256 = proposed // what landed is what was proposed, verified by the proposer
 	}
 	return res, nil
 }
 
+// allApplied says whether every hunk landed as proposed: applied, and
+// not changed by the user first.
 func allApplied(hs []tools.HunkOutcome) bool {
 	for _, h := range hs {
-		if !h.Applied {
+		if !h.Applied || h.UserChange != "" {
 			return false
 		}
 	}
 	return true
+}
+
+// hunkReasons joins the reasons the user gave for rejecting hunks, for
+// the audit log (issue 28).
+func hunkReasons(hs []tools.HunkOutcome) string {
+	var parts []string
+	for _, h := range hs {
+		if h.UserReason != "" {
+			parts = append(parts, fmt.Sprintf("hunk %d (lines %s): %s", h.Index+1, h.Lines, h.UserReason))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // confirmChange asks the user about a change that is not preapproved when
