@@ -1,5 +1,5 @@
 -- window/showMessageRequest (DESIGN.md E13): the server's questions
--- (Approve, Deny, Always allow while agentls runs, …) are asked with
+-- (Approve, Deny, Always in this session, …) are asked with
 -- vim.ui.select, never with the blocking inputlist of Neovim's default
 -- handler. No answer means deny (null).
 
