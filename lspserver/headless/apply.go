@@ -127,7 +127,7 @@ func (c *client) confirmHunks(rel string, all []protocol.TextEdit, ids []protoco
 		label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(all), rel)
 		a, annotated := notes[ids[i]]
 		if annotated {
-			label = a.Label
+			label = a.Label + checksNote(a) // E22
 		}
 		if annotated && (a.NeedsConfirmation == nil || !*a.NeedsConfirmation) {
 			c.out.approval("Apply "+label+"?", command.ActionApprove, decisionApproved, "approved (allowed by policy)")

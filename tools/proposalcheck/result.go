@@ -187,5 +187,5 @@ func cut(s string, n int) string {
 }
 
 func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Round(time.Second).Seconds(), 'f', -1, 64) + "s"
+	return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + "s"
 }
