@@ -2,7 +2,6 @@ package lspserver
 
 import (
 	"context"
-	"os"
 	"strings"
 	"sync"
 
@@ -49,18 +48,13 @@ func (p *proposer) startChecks(ctx context.Context, pr *proposal) *proposalCheck
 	if pr.ch.Preapproved && !pr.ch.Control {
 		return nil // nobody is asked
 	}
-	cfg, err := proposalcheck.LoadUser(proposalcheck.UserConfigPath(os.Getenv))
-	if err != nil {
-		return &proposalChecks{line: "checks: not run: " + sandbox.Visible(err.Error())}
-	}
-	checks := cfg.Checks(p.s.root, []string{pr.ch.Path})
-	if len(checks) == 0 {
+	cctx, cancel := context.WithCancel(ctx)
+	run := proposalcheck.StartUser(cctx, p.s.opts.Exec, p.s.root, pr.ch.Path, pr.ch.New)
+	if run == nil {
+		cancel()
 		return nil
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	r := &proposalcheck.Runner{Exec: p.s.opts.Exec}
-	pc := &proposalChecks{p: p, pr: pr, cancel: cancel, stop: make(chan struct{}),
-		run: r.Start(cctx, p.s.root, map[string][]byte{pr.ch.Path: pr.ch.New}, checks, cfg.Budget(), cfg.Limit())}
+	pc := &proposalChecks{p: p, pr: pr, cancel: cancel, stop: make(chan struct{}), run: run}
 	pc.wg.Add(1)
 	go pc.follow(ctx)
 	return pc
@@ -91,9 +85,6 @@ func (pc *proposalChecks) follow(ctx context.Context) {
 func (pc *proposalChecks) Line(ctx context.Context) string {
 	if pc == nil {
 		return ""
-	}
-	if pc.run == nil {
-		return pc.line
 	}
 	pc.once.Do(func() {
 		l := pc.run.Line(ctx)
@@ -138,7 +129,7 @@ func (pc *proposalChecks) annotate(ctx context.Context, params *protocol.ApplyWo
 // finish stops the checks and withdraws their diagnostics: the user has
 // decided.
 func (pc *proposalChecks) finish(ctx context.Context) {
-	if pc == nil || pc.run == nil {
+	if pc == nil {
 		return
 	}
 	close(pc.stop)

@@ -48,12 +48,14 @@ func (pr *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.E
 	}
 	take := make([]bool, len(hs))
 	c := pr.p.current(ch.Tool)
+	k := pr.startChecks(ctx, c, ch, control) // E22 (checks.go)
+	defer k.finish()
 	for i := range hs {
 		if ch.Preapproved && !control {
 			take[i] = true
 			continue
 		}
-		ok, err := pr.askHunk(ctx, c, ch, control, hs, i)
+		ok, err := pr.askHunk(ctx, c, ch, control, hs, i, k)
 		if err != nil {
 			return nil, err // cancelled: nothing of this change lands
 		}
@@ -94,7 +96,7 @@ func (pr *proposer) stale(ctx context.Context, ch *tools.FileChange, why string)
 
 // askHunk asks about hunk i with its diff: the file with this hunk alone
 // applied, so that the client shows it in context.
-func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChange, control bool, hs []tools.Hunk, i int) (bool, error) {
+func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChange, control bool, hs []tools.Hunk, i int, k *checks) (bool, error) {
 	old, h := string(ch.Old), hs[i]
 	diff := sdk.ToolDiffContent(pr.ws.abs(ch.Path), applyHunks(old, hs, func(j int) bool { return j == i }), old)
 	if ch.Create {
@@ -107,6 +109,9 @@ func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChan
 			w = tools.ControlWarning
 		}
 		content = append(textContent(w), diff)
+	}
+	if l := k.line(ctx); l != "" {
+		content = append(content, textContent(l)...)
 	}
 	line := hunkLine(h, old)
 	c.locate(sdk.ToolCallLocation{Path: pr.ws.abs(ch.Path), Line: &line})
