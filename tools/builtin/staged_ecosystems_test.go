@@ -156,7 +156,13 @@ func TestStaged_S10_AlwaysLikeApprove(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", h.root).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	const commit = "git add -A && git -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m step"
+	for _, kv := range [][2]string{{"user.name", "a"}, {"user.email", "a@example.com"}} {
+		if out, err := exec.Command("git", "-C", h.root, "config", kv[0], kv[1]).CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v %s", err, out)
+		}
+	}
+	// Not `git -c …`: a flag no rule lifts is never "always" (E21).
+	const commit = "git add -A && git commit -q --allow-empty -m step"
 	raw, _ := json.Marshal(map[string]any{"command": commit})
 	r := newGateway(h.reg, h.env(), &tools.GatewayOptions{Allowed: allTools.Allowed, Policy: tools.DefaultPolicy(tools.ProfileEditor),
 		Approver: h.approver, Allowances: tools.NewAllowances()})
