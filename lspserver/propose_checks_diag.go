@@ -88,7 +88,8 @@ func oldLine(old, proposed string, hs []hunk, line int) int {
 	if oldAt < 0 {
 		oldAt = min(prevOld+(at-newOff), len(old))
 	}
-	return strings.Count(old[:max(oldAt, 0)], "\n")
+	// An insertion at the end is shown on the last line there is.
+	return min(strings.Count(old[:max(oldAt, 0)], "\n"), strings.Count(strings.TrimSuffix(old, "\n"), "\n"))
 }
 
 // lineStart is the byte offset of 0-based line n of s (len(s) past its end).

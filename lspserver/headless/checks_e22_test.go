@@ -29,7 +29,7 @@ import (
 // model writing path with content, the user's config.json holding
 // userConfig ("" for none). With approve never it asserts that the
 // workspace tree (contents, modes, mtimes) is exactly as before.
-func checksRun(t *testing.T, files map[string]string, path, content, userConfig string, approve headless.Approve) (dir, out string, took time.Duration) {
+func checksRun(t *testing.T, files map[string]string, path, content, userConfig string, o headless.Options) (dir, out string, took time.Duration) {
 	t.Helper()
 	if l := testExec.Layers(); !l.Has(exec.LayerStaging) {
 		t.Skipf("staging is missing here, so no check can run: %s", l.Missing[exec.LayerStaging])
@@ -61,17 +61,17 @@ func checksRun(t *testing.T, files map[string]string, path, content, userConfig 
 	}
 	t.Cleanup(srv.Close)
 	var stdout, stderr bytes.Buffer
-	o := headless.Options{Mode: agent.ModeExecute, Instruction: "add " + path, Approve: approve, Dir: dir, Stdout: &stdout, Stderr: &stderr,
-		Server: &lspserver.Options{Exec: testExec, NewModel: func() (agent.Model, error) {
-			return openai.New(&openai.Options{BaseURL: srv.URL, Model: "scripted", MaxRetries: -1})
-		}}}
+	o.Mode, o.Instruction, o.Dir, o.Stdout, o.Stderr = agent.ModeExecute, "add "+path, dir, &stdout, &stderr
+	o.Server = &lspserver.Options{Exec: testExec, NewModel: func() (agent.Model, error) {
+		return openai.New(&openai.Options{BaseURL: srv.URL, Model: "scripted", MaxRetries: -1})
+	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
 	headless.Exec(ctx, &o)
 	took = time.Since(start)
 	out = stdout.String() + stderr.String()
-	if approve == headless.ApproveNever {
+	if o.Approve == headless.ApproveNever {
 		if after := treeOf(t, dir); !maps.Equal(before, after) {
 			t.Errorf("the workspace changed:\nbefore %v\nafter  %v\noutput:\n%s", before, after, out)
 		}
@@ -95,21 +95,59 @@ func treeOf(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+var never = headless.Options{Approve: headless.ApproveNever}
+
 const e22GoMod = "module example.com/e22\n\ngo 1.21\n"
 
 func TestHeadless_E22_GoBuildBreakShownBeforeAnythingLands(t *testing.T) {
 	dir, out, _ := checksRun(t, map[string]string{"go.mod": e22GoMod, "main.go": "package main\n\nfunc main() {}\n"},
-		"lib.go", "package main\n\nfunc helper() int { return undefinedThing }\n", "", headless.ApproveNever)
+		"lib.go", "package main\n\nfunc helper() int { return undefinedThing }\n", "", never)
 	if !strings.Contains(out, "checks: go build: 1 problem: lib.go:3: undefined: undefinedThing") {
 		t.Fatalf("the question does not show the failing build:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "lib.go")); err == nil {
 		t.Error("lib.go landed")
 	}
+	if !strings.Contains(out, "lib.go:1: error: in the proposed change: line 3: undefined: undefinedThing") {
+		t.Errorf("no diagnostic on the proposed file:\n%s", out)
+	}
+}
+
+// The problems are diagnostics of source "agentls checks" on the proposed
+// file while the question is open, withdrawn once the user decided.
+func TestHeadless_E22_DiagnosticsPublishedThenCleared(t *testing.T) {
+	_, out, _ := checksRun(t, map[string]string{"go.mod": e22GoMod, "main.go": "package main\n\nfunc main() {}\n"},
+		"main.go", "package main\n\nfunc main() {}\n\nfunc helper() int { return undefinedThing }\n", "", headless.Options{Approve: headless.ApproveNever, JSON: true})
+	var seen []int
+	for _, line := range strings.Split(out, "\n") {
+		var ev struct {
+			Type   string `json:"type"`
+			Params struct {
+				URI         string `json:"uri"`
+				Diagnostics []struct {
+					Source  string `json:"source"`
+					Message string `json:"message"`
+					Range   struct{ Start struct{ Line int } }
+				}
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Type != "diagnostics" || !strings.HasSuffix(ev.Params.URI, "/main.go") {
+			continue
+		}
+		seen = append(seen, len(ev.Params.Diagnostics))
+		for _, d := range ev.Params.Diagnostics {
+			if d.Source != "agentls checks" || !strings.Contains(d.Message, "line 5: undefined: undefinedThing") || d.Range.Start.Line != 2 {
+				t.Errorf("diagnostic %+v", d)
+			}
+		}
+	}
+	if len(seen) != 2 || seen[0] != 1 || seen[1] != 0 {
+		t.Errorf("main.go's diagnostics: %v, want one then none\n%s", seen, out)
+	}
 }
 
 func TestHeadless_E22_PythonSyntaxErrorShown(t *testing.T) {
-	_, out, _ := checksRun(t, map[string]string{"a.py": "X = 1\n"}, "b.py", "def f(:\n    pass\n", "", headless.ApproveNever)
+	_, out, _ := checksRun(t, map[string]string{"a.py": "X = 1\n"}, "b.py", "def f(:\n    pass\n", "", never)
 	if !strings.Contains(out, "checks: compileall: 1 problem: b.py:1: SyntaxError") {
 		t.Fatalf("the question does not show the syntax error:\n%s", out)
 	}
@@ -117,7 +155,7 @@ func TestHeadless_E22_PythonSyntaxErrorShown(t *testing.T) {
 
 func TestHeadless_E22_PassingProposalSaysItBuilds(t *testing.T) {
 	dir, out, _ := checksRun(t, map[string]string{"go.mod": e22GoMod, "main.go": "package main\n\nfunc main() {}\n"},
-		"lib.go", "package main\n\nfunc helper() int { return 2 }\n", "", headless.ApproveAll)
+		"lib.go", "package main\n\nfunc helper() int { return 2 }\n", "", headless.Options{Approve: headless.ApproveAll})
 	if !strings.Contains(out, "(checks: builds; go vet clean)") {
 		t.Fatalf("the question does not say it builds:\n%s", out)
 	}
@@ -131,7 +169,7 @@ func TestHeadless_E22_PassingProposalSaysItBuilds(t *testing.T) {
 func TestHeadless_E22_OverBudgetIsPendingAndDoesNotDelay(t *testing.T) {
 	cfg := `{"proposal_checks": {"budget_seconds": 0.5, "projects": {"$WS": {"no_detected": true,
 		"commands": [{"name": "slow tests", "command": "sleep 600"}]}}}}`
-	_, out, took := checksRun(t, map[string]string{"a.txt": "x\n"}, "b.txt", "y\n", cfg, headless.ApproveNever)
+	_, out, took := checksRun(t, map[string]string{"a.txt": "x\n"}, "b.txt", "y\n", cfg, never)
 	if !strings.Contains(out, "checks: pending (still running after 0.5s") {
 		t.Fatalf("the question does not say pending:\n%s", out)
 	}
