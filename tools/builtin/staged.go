@@ -25,7 +25,7 @@ import (
 // StageWarning heads the question about a command's held changes.
 const StageWarning = "WARNING: the command changed files that git, an editor, a shell or Python on this machine " +
 	"runs or obeys outside the sandbox. Nothing of it has reached the workspace yet. Read the list before approving; " +
-	"it is asked every time and cannot be allowed for the session."
+	"it is asked every time and cannot be allowed always."
 
 // stageBases are where stages are made, in order of preference: the
 // user's cache directory, which on most machines shares the workspace's
