@@ -99,3 +99,89 @@ func reviewScript(t *testing.T) llmtest.Script {
 	}
 	return script
 }
+
+// reasonText is what the user answers when asked why they reject a hunk.
+const reasonText = "keep the world: the README shows it"
+
+// TestNeovimReview_Issue28: issue 28's review items in headless Neovim
+// with the plugin and the real server (testdata/e2e/nvim/review_reason.lua),
+// on Debian's 0.7.2 and a current Neovim: r rejects a hunk and asks why,
+// and the reason reaches the model's next request with that hunk; e edits
+// a hunk before accepting it, the edited text lands, and the model is
+// told the user changed its proposal, with the diff. Needs AGENTLS_E2E=1.
+func TestNeovimReview_Issue28(t *testing.T) {
+	if os.Getenv(e2eEnv) != "1" {
+		t.Skipf("the Neovim review against the real server runs with %s=1", e2eEnv)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := buildAgentls(t)
+	for _, n := range []struct{ name, path string }{
+		{"0.7", "nvim"},
+		{"current", filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim")},
+	} {
+		t.Run(n.name, func(t *testing.T) {
+			nvim := needTool(t, "Neovim "+n.name, n.path)
+			model := llmtest.NewServer(reasonScript(t))
+			t.Cleanup(model.Close)
+			env := append(modelEnv(t, model),
+				"AGENTLS_E2E_BIN="+bin,
+				"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
+				"AGENTLS_E2E_REASON="+reasonText,
+			)
+			ws := copyWorkspace(t, repo)
+			runNvimScript(t, nvim, filepath.Join(repo, "testdata", "e2e", "nvim", "review_reason.lua"), ws, env, "AGENTLS_E2E_RESULT")
+			checkToldUser(t, model, "hunks_1")
+		})
+	}
+}
+
+// checkToldUser checks that the model's next request after edit call id
+// carries the user's reason on hunk 2 and their change to hunk 1.
+func checkToldUser(t *testing.T, model *llmtest.Server, id string) {
+	t.Helper()
+	var got string
+	for _, r := range modelRequests(t, model) {
+		if s, ok := r.toolResult(id); ok {
+			got = s
+		}
+	}
+	var res struct {
+		Reason string `json:"reason"`
+		Hunks  []struct {
+			Applied    bool   `json:"applied"`
+			UserReason string `json:"user_reason"`
+			UserChange string `json:"user_change"`
+		} `json:"hunks"`
+	}
+	if err := json.Unmarshal([]byte(got), &res); err != nil || len(res.Hunks) != 2 {
+		t.Fatalf("the model's tool result %q: %v", got, err)
+	}
+	if h := res.Hunks[1]; h.Applied || h.UserReason != reasonText {
+		t.Errorf("hunk 2 should be rejected with the user's reason; the model was told %q", got)
+	}
+	if h := res.Hunks[0]; !h.Applied || !strings.Contains(h.UserChange, `+	return "Hey there, " + name`) ||
+		!strings.Contains(res.Reason, "the user changed your proposal") {
+		t.Errorf("the model should be told the user changed hunk 1; it was told %q", got)
+	}
+}
+
+// reasonScript: edit_file main.go with two hunks, then a last answer.
+func reasonScript(t *testing.T) llmtest.Script {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"tool_calls": []map[string]any{{"id": "hunks_1", "name": "edit_file",
+		"arguments": map[string]any{"path": "main.go", "edits": []map[string]string{
+			{"old_text": `"hello, "`, "new_text": `"Hi, "`},
+			{"old_text": `greet("world")`, "new_text": `greet("Earth")`},
+		}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := llmtest.ParseScript([]byte(string(b) + "\n" + `{"content":"Noted what you changed."}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return script
+}

@@ -8,12 +8,14 @@
 -- decided: <CR> with hunks undecided goes to the first of them. The
 -- server's request waits meanwhile (handlers/apply_edit.lua,
 -- reply_later.lua), at most the timeout, after which nothing is applied.
--- Works on Neovim 0.7 and later.
+-- r asks why (optional; the model reads it), R asks once for the rest;
+-- e opens the hunk's proposed text for editing, and :w there accepts the
+-- hunk with the user's text (issue 28). Works on Neovim 0.7 and later.
 
 local M = {}
 
 -- The keys, shown on the review's second line.
-M.help = "a accept  r reject  A accept rest  R reject rest  ]c/[c next/prev hunk  <CR> finish (all decided)  q close, decide later (:AgentPending)"
+M.help = "a accept  r reject (why?)  e edit, :w accepts  A accept rest  R reject rest  ]c/[c next/prev hunk  <CR> finish (all decided)  q close, decide later (:AgentPending)"
 
 M.pending = {} -- reviews waiting for the user, oldest first; the first is shown
 M.current = nil -- the review shown, M.pending[1]
@@ -21,8 +23,14 @@ local count = 0
 
 local mark = { [true] = "[+] accepted", [false] = "[-] rejected" }
 
-local function header(i, n, item, decision)
-  return string.format("%s  hunk %d/%d: %s", mark[decision] or "[ ] undecided", i, n, item.title)
+local function header(rv, i)
+  local m = mark[rv.decisions[i]] or "[ ] undecided"
+  if rv.decisions[i] == true and rv.edited[i] then
+    m = "[~] accepted as you edited it"
+  elseif rv.decisions[i] == false and rv.reasons[i] then
+    m = m .. " (" .. rv.reasons[i]:gsub("[%c]", " ") .. ")"
+  end
+  return string.format("%s  hunk %d/%d: %s", m, i, #rv.items, rv.items[i].title)
 end
 
 local function notify(msg, level)
@@ -57,8 +65,8 @@ end
 
 local function render(rv)
   local acc, rej, und = tally(rv)
-  for i, item in ipairs(rv.items) do
-    set_line(rv, rv.starts[i], header(i, #rv.items, item, rv.decisions[i]))
+  for i = 1, #rv.items do
+    set_line(rv, rv.starts[i], header(rv, i))
   end
   set_line(rv, 1, string.format("%s — hunk %d/%d, %d accepted, %d rejected, %d undecided — answer by %s",
     rv.title, rv.cur, #rv.items, acc, rej, und, os.date("%H:%M:%S", rv.deadline)))
@@ -147,18 +155,99 @@ end
 
 -- decide sets the decision of hunk i (nil: the hunk under the cursor).
 local function decide(rv, v)
-  rv.decisions[cursor_hunk(rv)] = v
+  local i = cursor_hunk(rv)
+  rv.decisions[i], rv.reasons[i], rv.edited[i] = v, nil, nil
   next_undecided(rv)
   render(rv)
 end
 
 local function decide_rest(rv, v)
+  local decided = {}
   for i = 1, #rv.items do
     if rv.decisions[i] == nil then
       rv.decisions[i] = v
+      table.insert(decided, i)
     end
   end
   render(rv)
+  return decided
+end
+
+-- ask_reason asks why the hunks were rejected; an answer is optional
+-- (Enter or <Esc> skips it) and goes to the model with those hunks.
+local function ask_reason(rv, hunks)
+  if #hunks == 0 then
+    return
+  end
+  local what = #hunks == 1 and string.format("hunk %d", hunks[1]) or string.format("%d hunks", #hunks)
+  vim.ui.input({ prompt = "agentls: why reject " .. what .. "? (optional, Enter skips) " }, function(s)
+    s = s and vim.trim(s) or ""
+    if s == "" or rv.done then
+      return
+    end
+    for _, i in ipairs(hunks) do
+      if rv.decisions[i] == false then
+        rv.reasons[i] = s
+      end
+    end
+    render(rv)
+  end)
+end
+
+local function reject(rv)
+  local i = cursor_hunk(rv)
+  decide(rv, false)
+  ask_reason(rv, { i })
+end
+
+-- edit_hunk opens the proposed text of the hunk under the cursor in a
+-- buffer of its own; :w there accepts the hunk with the text as the user
+-- left it (their change goes to the model), closing it without :w
+-- changes nothing. A new file or a file operation cannot be edited here.
+local function edit_hunk(rv)
+  local i = cursor_hunk(rv)
+  local item = rv.items[i]
+  if item.text == nil then
+    notify("this item cannot be edited here: a accepts it, r rejects it", vim.log.levels.WARN)
+    return
+  end
+  local text = rv.edited[i] or item.text
+  local nl = text:sub(-1) == "\n"
+  local lines = vim.split(nl and text:sub(1, -2) or text, "\n", { plain = true })
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = "acwrite"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, string.format("agentls://review/%d/hunk/%d", rv.n, i))
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  if item.filetype then
+    vim.bo[buf].filetype = item.filetype
+  end
+  vim.bo[buf].modified = false
+  vim.cmd("aboveleft split")
+  local win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(win, buf)
+  vim.api.nvim_create_autocmd("BufWriteCmd", { buffer = buf, callback = function()
+    if rv.done then
+      return
+    end
+    local new = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. (nl and "\n" or "")
+    rv.edited[i] = new ~= item.text and new or nil
+    rv.reasons[i] = nil
+    rv.decisions[i] = true
+    vim.bo[buf].modified = false
+    if vim.api.nvim_win_is_valid(win) and #vim.api.nvim_list_wins() > 1 then
+      vim.api.nvim_win_close(win, true)
+    end
+    local back = windows(rv)[1]
+    if back then
+      vim.api.nvim_set_current_win(back)
+    end
+    next_undecided(rv)
+    render(rv)
+    notify(string.format("hunk %d accepted %s", i, rv.edited[i] and "with your text" or "as proposed"))
+  end })
+  notify(string.format("editing hunk %d: :w accepts it with your text, :q! leaves it undecided", i))
 end
 
 -- confirm finishes the review once every hunk is decided; a <CR> with
@@ -200,7 +289,7 @@ local function make_buf(rv)
   rv.starts = {}
   for i, item in ipairs(rv.items) do
     rv.starts[i] = #lines + 1
-    table.insert(lines, header(i, #rv.items, item, nil))
+    table.insert(lines, header(rv, i))
     vim.list_extend(lines, item.lines)
     table.insert(lines, "")
   end
@@ -218,15 +307,14 @@ local function make_buf(rv)
   map(rv, "a", function(r)
     decide(r, true)
   end, "agentls: accept this hunk")
-  map(rv, "r", function(r)
-    decide(r, false)
-  end, "agentls: reject this hunk")
+  map(rv, "r", reject, "agentls: reject this hunk, and say why")
+  map(rv, "e", edit_hunk, "agentls: edit this hunk, then :w accepts it")
   map(rv, "A", function(r)
     decide_rest(r, true)
   end, "agentls: accept the undecided hunks")
   map(rv, "R", function(r)
-    decide_rest(r, false)
-  end, "agentls: reject the undecided hunks")
+    ask_reason(r, decide_rest(r, false))
+  end, "agentls: reject the undecided hunks, and say why")
   map(rv, "]c", function(r)
     goto_hunk(r, cursor_hunk(r) + 1)
     render(r)
@@ -293,9 +381,11 @@ show = function(rv)
   end
 end
 
--- open shows items ({ title = string, lines = { unified diff lines } })
--- for review and returns at once; on_done(result, review) runs when the
--- user finished (result: one boolean per item, true for accepted) or the
+-- open shows items ({ title = string, lines = { unified diff lines },
+-- text = the proposed replacement, editable with e; filetype }) for
+-- review and returns at once; on_done(result, review) runs when the user
+-- finished (result: one boolean per item, true for accepted; the review's
+-- reasons[i] and edited[i] hold what the user said and wrote) or the
 -- timeout ran out (result nil, review.reason says why). Another review
 -- open already: this one waits its turn. opts: { title, timeout (ms),
 -- on_open(review), called when it is first shown }.
@@ -307,7 +397,7 @@ function M.open(items, opts, on_done)
     title = "agentls: " .. title
   end
   local timeout = opts.timeout or 5 * 60 * 1000
-  local rv = { n = count, items = items, decisions = {}, title = title, cur = 1, on_done = on_done, on_open = opts.on_open,
+  local rv = { n = count, items = items, decisions = {}, reasons = {}, edited = {}, title = title, cur = 1, on_done = on_done, on_open = opts.on_open,
     deadline = os.time() + math.ceil(timeout / 1000) }
   rv.timer = vim.loop.new_timer()
   rv.timer:start(timeout, 0, vim.schedule_wrap(function()

@@ -41,7 +41,8 @@ local function review_items(edit, docs, ops, encoding, keep)
         local needs, ann = wedit.needs_confirmation(edit, e)
         if needs and confirm then
           local title = (ann and ann.label) or vim.fn.fnamemodify(doc.fname, ":.")
-          table.insert(items, { title = title, lines = wedit.hunk_lines(doc, e, encoding) })
+          table.insert(items, { title = title, lines = wedit.hunk_lines(doc, e, encoding), text = e.newText,
+            filetype = vim.bo[doc.bufnr].filetype })
           table.insert(targets, e)
         else
           keep[e] = true
@@ -62,6 +63,33 @@ local function review_items(edit, docs, ops, encoding, keep)
     end
   end
   return items, targets
+end
+
+-- answers is the "agentls" member of the reply (lspserver's package
+-- documentation, issue 28): the reasons the user gave for rejected hunks
+-- and the text of hunks they edited, by the server's hunk index (the N
+-- of annotation "agentls.N"). An edited hunk's edit takes the user's text.
+local function answers(decisions, shown, targets)
+  local hunks = {}
+  for i, t in ipairs(targets) do
+    local idx = type(t.annotationId) == "string" and tonumber(t.annotationId:match("^agentls%.(%d+)$"))
+    if idx then
+      local a = { index = idx }
+      if decisions[i] == false and shown.reasons[i] then
+        a.reason = shown.reasons[i]
+      elseif decisions[i] and shown.edited[i] then
+        a.text = shown.edited[i]
+        t.newText = shown.edited[i]
+      end
+      if a.reason or a.text then
+        table.insert(hunks, a)
+      end
+    end
+  end
+  if #hunks == 0 then
+    return nil
+  end
+  return { hunks = hunks }
 end
 
 -- apply applies what was kept and answers the request.
@@ -138,8 +166,11 @@ return function(_, params, ctx)
           keep[targets[i]] = true
         end
       end
+      local said = answers(decisions, shown, targets)
       local aok, res = pcall(apply, client, edit, docs, keep)
-      reply(aok and res or { applied = false, failureReason = tostring(res) })
+      res = aok and res or { applied = false, failureReason = tostring(res) }
+      res.agentls = said
+      reply(res)
     end)
   end)
 end
