@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/ext"
+	"github.com/agentls/agentls/tools/proposalcheck"
 )
 
 // userConfig is the user's config file, config.json, as one command sees
@@ -75,7 +76,7 @@ func loadUserConfig(getenv func(string) string) (*userConfig, error) {
 			return nil, fmt.Errorf("config %s: %v", path, err)
 		}
 	}
-	if c.Ext, err = ext.DecodeUser(path, data, &c.Model); err != nil {
+	if c.Ext, err = ext.DecodeUser(path, data, &c.Model, &proposalcheck.UserFile{}); err != nil { // E22: proposal_checks is read per proposal
 		return nil, err
 	}
 	if err := c.Model.fromEnv(getenv); err != nil {

@@ -96,14 +96,12 @@ func LoadUser(path string) (*Config, error) {
 		}
 		return c, err
 	}
-	var f struct {
-		Checks *Config `json:"proposal_checks"`
-	}
+	var f UserFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return c, fmt.Errorf("config %s: proposal_checks: invalid JSON", path)
 	}
-	if f.Checks != nil {
-		c = f.Checks
+	if f.ProposalChecks != nil {
+		c = f.ProposalChecks
 	}
 	return c, nil
 }
@@ -121,3 +119,9 @@ func UserConfigPath(getenv func(string) string) string {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// UserFile is the part of the user's config file this package reads: a
+// shape for the config's unknown-key warnings ([tools.UnknownKeys]).
+type UserFile struct {
+	ProposalChecks *Config `json:"proposal_checks"`
+}
