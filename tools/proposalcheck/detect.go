@@ -31,7 +31,7 @@ func Detect(root string, changed []string) []Check {
 		}
 	}
 	if py := withExt(changed, ".py"); len(py) > 0 {
-		out = append(out, Check{Name: "compileall", Command: "python3 -m compileall -q -- " + quoteAll(py)})
+		out = append(out, Check{Name: "compileall", Command: "python3 -I -m compileall -q -- " + quoteAll(py)})
 	}
 	if ts := append(withExt(changed, ".ts"), withExt(changed, ".tsx")...); len(ts) > 0 &&
 		exists(root, "tsconfig.json") && exists(root, "node_modules/typescript/bin/tsc") {

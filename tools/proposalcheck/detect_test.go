@@ -15,7 +15,7 @@ func TestProposalCheck_E22_Detect(t *testing.T) {
 	want := []Check{
 		{Name: "go build", Command: "go build ./...", Go: true, Builds: true},
 		{Name: "go vet", Command: "go vet '.' './a'", Go: true},
-		{Name: "compileall", Command: `python3 -m compileall -q -- 'x'\''y/z.py'`},
+		{Name: "compileall", Command: `python3 -I -m compileall -q -- 'x'\''y/z.py'`},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)

@@ -6,7 +6,7 @@
 //
 // [Detect] picks the checks from what the project is and which files
 // change: Go (go build ./..., then go vet of the changed packages, with
-// the warm Go build cache), Python (python3 -m compileall of the changed
+// the warm Go build cache), Python (python3 -I -m compileall of the changed
 // files), TypeScript (tsc --noEmit when the project has a tsconfig.json
 // and a local typescript). A repository only ever gets these detected
 // defaults: the commands the user adds or replaces them with, and the

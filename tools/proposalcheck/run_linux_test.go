@@ -141,3 +141,13 @@ func TestProposalCheck_E22_WritingCheckLeavesWorkspaceUntouched(t *testing.T) {
 		t.Errorf("the check changed the workspace:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+// A repository cannot replace the check with its own compileall.py (the
+// workspace is the working directory): python3 runs isolated.
+func TestProposalCheck_E22_RepoCannotShadowCompileall(t *testing.T) {
+	ws := writeTree(t, map[string]string{"a.py": "X = 1\n", "compileall.py": "import sys\nsys.exit(0)\n"})
+	res := runChecks(t, ws, map[string]string{"a.py": "X = (\n"})
+	if s := res.Summary(); !strings.HasPrefix(s, "checks: compileall: 1 problem: a.py:") {
+		t.Fatalf("summary %q", s)
+	}
+}
