@@ -9,8 +9,8 @@ import (
 )
 
 // The approval step of the gateway (T7, T15, T16) lives in this file: the
-// user's answers, the [Approver] the editor side implements, the session's
-// "always" answers, and the one function every question of the gateway
+// user's answers, the [Approver] the editor side implements, the use of
+// the scoped "always" answers ([Allowances], allow.go), and the one function every question of the gateway
 // goes through ([approvals.Ask], a call's [Asker]).
 
 // Answer is the user's answer to an approval request.
