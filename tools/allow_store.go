@@ -86,6 +86,10 @@ type allowFile struct {
 
 const allowVersion = 1
 
+// maxAllowFile bounds the store: it is read at every question, and a
+// file far beyond what answers make is not one agentls wrote.
+const maxAllowFile = 4 << 20
+
 // ErrAllowStoreDamaged is returned when the store's file cannot be read
 // as a store: it then grants nothing.
 var ErrAllowStoreDamaged = errors.New("allowance store damaged")
@@ -139,6 +143,9 @@ func (s *AllowStore) read() (*allowFile, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrAllowStoreDamaged, s.path, err)
+	}
+	if len(data) > maxAllowFile {
+		return nil, fmt.Errorf("%w: %s: over %d bytes", ErrAllowStoreDamaged, s.path, maxAllowFile)
 	}
 	if err := json.Unmarshal(data, f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrAllowStoreDamaged, s.path, err)
