@@ -137,10 +137,14 @@ func (s *AllowStore) Grants() ([]Grant, error) {
 
 func (s *AllowStore) read() (*allowFile, error) {
 	f := &allowFile{Version: allowVersion}
-	data, err := os.ReadFile(s.path)
+	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
+	if err == nil && !fi.Mode().IsRegular() { // a FIFO would hang every question
+		return nil, fmt.Errorf("%w: %s: not a regular file", ErrAllowStoreDamaged, s.path)
+	}
+	data, err := os.ReadFile(s.path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrAllowStoreDamaged, s.path, err)
 	}

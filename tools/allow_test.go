@@ -3,11 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/agentls/agentls/sandbox/shell"
 )
@@ -162,6 +165,23 @@ func TestAllowances_E21_NeverAlwaysAndFailClosed(t *testing.T) {
 			if len(tc.want) == 1 { // kept in memory of that gateway's Allowances only
 				break
 			}
+		}
+	}
+}
+
+// E21: a store that is not a regular file (a FIFO, a directory) is
+// damaged: it grants nothing and never blocks a question.
+func TestAllowStore_E21_NotARegularFile(t *testing.T) {
+	for _, mk := range []func(string) error{
+		func(p string) error { return os.Mkdir(p, 0o700) },
+		func(p string) error { return unix.Mkfifo(p, 0o600) },
+	} {
+		state := t.TempDir()
+		if err := mk(AllowStorePath(state)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := OpenAllowStore(AllowStorePath(state)).Grants(); !errors.Is(err, ErrAllowStoreDamaged) {
+			t.Errorf("Grants() = %v, want ErrAllowStoreDamaged", err)
 		}
 	}
 }
