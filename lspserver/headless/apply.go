@@ -25,6 +25,7 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 	}
 	created := map[uri.URI]bool{}
 	applied := false
+	said := &lspserver.HunkReply{} // the user's reasons and texts (issue 28)
 	for _, change := range p.Edit.DocumentChanges {
 		switch ch := change.(type) {
 		case *protocol.CreateFile:
@@ -38,7 +39,7 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 			}
 			applied = true
 		case *protocol.TextDocumentEdit:
-			wrote, failure := c.applyDocumentEdit(ch, p.Edit.ChangeAnnotations, created[ch.TextDocument.URI])
+			wrote, failure := c.applyDocumentEdit(ch, p.Edit.ChangeAnnotations, created[ch.TextDocument.URI], said)
 			if failure != "" {
 				return fail(failure), nil
 			}
@@ -47,16 +48,27 @@ func (c *client) applyEdit(params jsonrpc2.RawMessage) (any, error) {
 			return fail(fmt.Sprintf("unsupported document change %T", change)), nil
 		}
 	}
-	if !applied {
-		return fail("rejected by the user"), nil
+	if len(said.Hunks) == 0 {
+		said = nil
 	}
-	return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+	if !applied {
+		return &reply{FailureReason: fail("rejected by the user").FailureReason, Agentls: said}, nil
+	}
+	return &reply{Applied: true, Agentls: said}, nil
+}
+
+// reply is the applyEdit reply with the user's answers per hunk (the
+// "agentls" member, lspserver's package documentation).
+type reply struct {
+	Applied       bool                 `json:"applied"`
+	FailureReason *string              `json:"failureReason,omitempty"`
+	Agentls       *lspserver.HunkReply `json:"agentls,omitempty"`
 }
 
 // applyDocumentEdit shows one document's edit, asks for its hunks and
 // writes those approved. It reports whether it wrote the file, or why
 // the whole workspace edit fails. created: the edit made the file.
-func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation, created bool) (wrote bool, failure string) {
+func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation, created bool, said *lspserver.HunkReply) (wrote bool, failure string) {
 	path, rel, err := c.pathOf(string(dc.TextDocument.URI))
 	if err != nil {
 		return false, err.Error()
@@ -76,7 +88,7 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 		return false, err.Error()
 	}
 	c.out.diff(rel, tools.UnifiedDiff(rel, old, proposed))
-	keep := c.confirmHunks(rel, all, ids, notes)
+	keep := c.confirmHunks(rel, all, ids, notes, said)
 	if c.ctx.Err() != nil {
 		// Ctrl-C at a prompt (E17): nothing of this edit is written,
 		// not even the hunks approved before it.
@@ -120,8 +132,8 @@ func textEdits(dc *protocol.TextDocumentEdit, rel string) ([]protocol.TextEdit, 
 
 // confirmHunks asks for each hunk and returns those approved: a hunk
 // whose annotation does not need confirmation is allowed by policy
-// without a question.
-func (c *client) confirmHunks(rel string, all []protocol.TextEdit, ids []protocol.ChangeAnnotationIdentifier, notes map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation) []protocol.TextEdit {
+// without a question. The user's reasons and edited texts go to said.
+func (c *client) confirmHunks(rel string, all []protocol.TextEdit, ids []protocol.ChangeAnnotationIdentifier, notes map[protocol.ChangeAnnotationIdentifier]protocol.ChangeAnnotation, said *lspserver.HunkReply) []protocol.TextEdit {
 	var keep []protocol.TextEdit
 	for i := range all {
 		label := fmt.Sprintf("hunk %d of %d in %s", i+1, len(all), rel)
@@ -134,8 +146,14 @@ func (c *client) confirmHunks(rel string, all []protocol.TextEdit, ids []protoco
 			keep = append(keep, all[i])
 			continue
 		}
-		if c.confirm("Apply " + label + "?") {
-			keep = append(keep, all[i])
+		ans := c.askHunk("Apply "+label+"?", all[i].NewText)
+		ans.note(said, hunkIndex(string(ids[i])))
+		if ans.keep {
+			e := all[i]
+			if ans.text != nil {
+				e.NewText = *ans.text
+			}
+			keep = append(keep, e)
 		}
 	}
 	return keep
