@@ -36,6 +36,7 @@ func (c *client) askHunk(question, proposed string) hunkAnswer {
 		"choice (number, y, n, n: reason or e; empty = no): ", sandbox.VisibleText(question), command.ActionApprove, command.ActionDeny)
 	line, _ := c.readLine()
 	if c.ctx.Err() != nil {
+		fmt.Fprintf(c.o.Stderr, "\ncancelled\n")
 		c.out.approval(question, "", decisionDenied, "denied (cancelled)")
 		return hunkAnswer{}
 	}
