@@ -25,6 +25,36 @@ const reviewNewFile = "package main\n\nimport \"testing\"\n\nfunc TestGreet(t *t
 // run buffer (E16, E18); the runs share one run window. Needs
 // AGENTLS_E2E=1.
 func TestNeovimReview_Issue24(t *testing.T) {
+	eachNvim(t, "review.lua", reviewScript, []string{"AGENTLS_E2E_NEWFILE=" + reviewNewFile}, func(t *testing.T, model *llmtest.Server, res nvimResult, ok bool) {
+		if ok {
+			t.Logf("counts shown for the partial acceptance: %s", res.Shown)
+		}
+		if model.Remaining() != 0 {
+			t.Errorf("the fake model has %d scripted turns left", model.Remaining())
+		}
+		var created, partial string
+		for _, r := range modelRequests(t, model) {
+			if s, ok := r.toolResult("new_1"); ok {
+				created = s
+			}
+			if s, ok := r.toolResult("hunks_1"); ok {
+				partial = s
+			}
+		}
+		if !strings.Contains(created, `"applied":true`) || strings.Contains(created, "stale") {
+			t.Errorf("the model should be told the new file landed as proposed; got %q", created)
+		}
+		if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
+			t.Errorf("the model should be told hunk 1 applied, hunk 2 rejected; got %q", partial)
+		}
+	})
+}
+
+// eachNvim runs testdata/e2e/nvim/script in a copy of the e2e workspace
+// with the plugin, the real server and a scripted model, on Debian's
+// Neovim 0.7.2 and a current one, then calls check. Needs AGENTLS_E2E=1.
+func eachNvim(t *testing.T, script string, model func(*testing.T) llmtest.Script, env []string,
+	check func(t *testing.T, model *llmtest.Server, res nvimResult, ok bool)) {
 	if os.Getenv(e2eEnv) != "1" {
 		t.Skipf("the Neovim review against the real server runs with %s=1", e2eEnv)
 	}
@@ -33,43 +63,17 @@ func TestNeovimReview_Issue24(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := buildAgentls(t)
-	nvims := []struct{ name, path string }{
+	for _, n := range []struct{ name, path string }{
 		{"0.7", "nvim"},
 		{"current", filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim")},
-	}
-	for _, n := range nvims {
+	} {
 		t.Run(n.name, func(t *testing.T) {
 			nvim := needTool(t, "Neovim "+n.name, n.path)
-			model := llmtest.NewServer(reviewScript(t))
-			t.Cleanup(model.Close)
-			env := append(modelEnv(t, model),
-				"AGENTLS_E2E_BIN="+bin,
-				"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
-				"AGENTLS_E2E_NEWFILE="+reviewNewFile,
-			)
-			ws := copyWorkspace(t, repo)
-			res, ok := runNvimScript(t, nvim, filepath.Join(repo, "testdata", "e2e", "nvim", "review.lua"), ws, env, "AGENTLS_E2E_RESULT")
-			if ok {
-				t.Logf("counts shown for the partial acceptance: %s", res.Shown)
-			}
-			if model.Remaining() != 0 {
-				t.Errorf("the fake model has %d scripted turns left", model.Remaining())
-			}
-			var created, partial string
-			for _, r := range modelRequests(t, model) {
-				if s, ok := r.toolResult("new_1"); ok {
-					created = s
-				}
-				if s, ok := r.toolResult("hunks_1"); ok {
-					partial = s
-				}
-			}
-			if !strings.Contains(created, `"applied":true`) || strings.Contains(created, "stale") {
-				t.Errorf("the model should be told the new file landed as proposed; got %q", created)
-			}
-			if !strings.Contains(partial, `{"index":0,"lines":"6","applied":true}`) || !strings.Contains(partial, `{"index":1,"lines":"10","applied":false}`) {
-				t.Errorf("the model should be told hunk 1 applied, hunk 2 rejected; got %q", partial)
-			}
+			m := llmtest.NewServer(model(t))
+			t.Cleanup(m.Close)
+			e := append(modelEnv(t, m), "AGENTLS_E2E_BIN="+bin, "AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"))
+			res, ok := runNvimScript(t, nvim, filepath.Join(repo, "testdata", "e2e", "nvim", script), copyWorkspace(t, repo), append(e, env...), "AGENTLS_E2E_RESULT")
+			check(t, m, res, ok)
 		})
 	}
 }
@@ -110,32 +114,9 @@ const reasonText = "keep the world: the README shows it"
 // a hunk before accepting it, the edited text lands, and the model is
 // told the user changed its proposal, with the diff. Needs AGENTLS_E2E=1.
 func TestNeovimReview_Issue28(t *testing.T) {
-	if os.Getenv(e2eEnv) != "1" {
-		t.Skipf("the Neovim review against the real server runs with %s=1", e2eEnv)
-	}
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := buildAgentls(t)
-	for _, n := range []struct{ name, path string }{
-		{"0.7", "nvim"},
-		{"current", filepath.Join(repo, ".cache", "nvim-current", "bin", "nvim")},
-	} {
-		t.Run(n.name, func(t *testing.T) {
-			nvim := needTool(t, "Neovim "+n.name, n.path)
-			model := llmtest.NewServer(reasonScript(t))
-			t.Cleanup(model.Close)
-			env := append(modelEnv(t, model),
-				"AGENTLS_E2E_BIN="+bin,
-				"AGENTLS_E2E_PLUGIN="+filepath.Join(repo, "editors", "nvim"),
-				"AGENTLS_E2E_REASON="+reasonText,
-			)
-			ws := copyWorkspace(t, repo)
-			runNvimScript(t, nvim, filepath.Join(repo, "testdata", "e2e", "nvim", "review_reason.lua"), ws, env, "AGENTLS_E2E_RESULT")
-			checkToldUser(t, model, "hunks_1")
-		})
-	}
+	eachNvim(t, "review_reason.lua", reasonScript, []string{"AGENTLS_E2E_REASON=" + reasonText}, func(t *testing.T, model *llmtest.Server, _ nvimResult, _ bool) {
+		checkToldUser(t, model, "hunks_1")
+	})
 }
 
 // checkToldUser checks that the model's next request after edit call id

@@ -17,10 +17,54 @@ function M.getenv(k)
   return v
 end
 
+-- wait lets the editor idle until cond() holds (at most ms); the script
+-- runs in a coroutine that sleeps on a timer between checks.
+function M.wait(ms, cond)
+  local co = coroutine.running()
+  local deadline = vim.loop.now() + ms
+  while true do
+    if cond() then
+      return true
+    end
+    if vim.loop.now() >= deadline then
+      return false
+    end
+    vim.defer_fn(function()
+      coroutine.resume(co)
+    end, 20)
+    coroutine.yield()
+  end
+end
+
+-- keys types keys as a user would and waits until Neovim has run them.
+function M.keys(s)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(s, true, false, true), "t", false)
+  local ran = false
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Cmd>lua _G.agentls_keys_ran()<CR>", true, false, true), "t", false)
+  _G.agentls_keys_ran = function()
+    ran = true
+  end
+  return M.wait(5000, function()
+    return ran
+  end)
+end
+
+-- read_file returns the bytes of path, or nil.
+function M.read_file(path)
+  local f = io.open(path, "rb")
+  if not f then
+    return nil
+  end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
 -- new returns a test run writing its result to the file named by the
 -- variable result_var.
 function M.new(result_var)
-  local t = { checks = {}, failures = {}, result_path = M.getenv(result_var), getenv = M.getenv }
+  local t = { checks = {}, failures = {}, result_path = M.getenv(result_var), getenv = M.getenv,
+    wait = M.wait, keys = M.keys, read_file = M.read_file }
   local finished = false
 
   function t.check(cond, what, detail)

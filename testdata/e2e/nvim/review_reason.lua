@@ -18,7 +18,7 @@ if not plugin or plugin == "" then
   vim.cmd("cquit 2")
 end
 local t = dofile(plugin .. "/test/harness.lua").new("AGENTLS_E2E_RESULT")
-local getenv, check = t.getenv, t.check
+local getenv, check, wait, keys, read_file = t.getenv, t.check, t.wait, t.keys, t.read_file
 
 vim.opt.runtimepath:prepend(plugin)
 vim.opt.swapfile = false
@@ -37,45 +37,6 @@ vim.ui.input = function(opts, on_confirm)
 end
 vim.notify = function(msg, level)
   io.stdout:write(string.format("[notify %s] %s\n", level or "", msg))
-end
-
-local function wait(ms, cond)
-  local co = coroutine.running()
-  local deadline = vim.loop.now() + ms
-  while true do
-    if cond() then
-      return true
-    end
-    if vim.loop.now() >= deadline then
-      return false
-    end
-    vim.defer_fn(function()
-      coroutine.resume(co)
-    end, 20)
-    coroutine.yield()
-  end
-end
-
-local function keys(s)
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(s, true, false, true), "t", false)
-  local ran = false
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Cmd>lua _G.agentls_keys_ran()<CR>", true, false, true), "t", false)
-  _G.agentls_keys_ran = function()
-    ran = true
-  end
-  return wait(5000, function()
-    return ran
-  end)
-end
-
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then
-    return nil
-  end
-  local s = f:read("*a")
-  f:close()
-  return s
 end
 
 local function has(hay, needle)
