@@ -28,7 +28,20 @@ type Rule struct {
 	Risk     Risk
 	Decision Decision
 	Source   string // "user", "project" or "default"
-	pattern  *regexp.Regexp
+	// Origin is where the rule was written, "file:line" (with the
+	// profile when it came from one); "" for a built-in default. A
+	// decision cites it through [Rule.Where].
+	Origin  string
+	pattern *regexp.Regexp
+}
+
+// Where is the rule's origin for a person: "file:line" or
+// "built-in default".
+func (r *Rule) Where() string {
+	if r.Origin == "" {
+		return "built-in default"
+	}
+	return r.Origin
 }
 
 // ParseRule parses one rule string.

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,47 +76,83 @@ type httpJSON struct {
 func LoadPolicy(profile, userFile, projectFile string) (*Policy, error) {
 	p := DefaultPolicy(profile)
 	for _, f := range []struct{ path, source string }{{userFile, "user"}, {projectFile, "project"}} {
-		pj, err := readPolicyFile(f.path, f.source == "project")
+		pj, data, err := readPolicyFile(f.path, f.source == "project")
 		if err != nil {
 			return nil, err
 		}
 		if pj == nil {
 			continue
 		}
+		n := len(p.Rules)
 		p.merge(pj, f.source, f.path)
+		used := map[int]bool{}
+		setOrigins(p.Rules[n:], data, f.path, "", used)
 		if prof := pj.Profiles[profile]; prof != nil {
+			n = len(p.Rules)
 			p.merge(prof, f.source, f.path+" profile "+profile)
+			setOrigins(p.Rules[n:], data, f.path, " (profile "+profile+")", used)
 		}
 	}
 	return p, nil
 }
 
-func readPolicyFile(name string, project bool) (*policyJSON, error) {
+// readPolicyFile returns the decoded file and its bytes, which
+// [setOrigins] searches for the line of each rule.
+func readPolicyFile(name string, project bool) (*policyJSON, []byte, error) {
 	if name == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var pj policyJSON
+	var data []byte
 	var err error
+	shown := name
 	if project {
 		dir := filepath.Dir(name)
-		err = ReadConfigFile(filepath.Dir(dir), filepath.Base(dir)+"/"+filepath.Base(name), 0, &pj)
+		shown = filepath.Base(dir) + "/" + filepath.Base(name)
+		data, err = sandbox.ReadConfigFile(filepath.Dir(dir), shown, 0)
 	} else {
-		var data []byte
-		if data, err = sandbox.ReadRegularFile(name, 0); err == nil {
-			if err = DecodeConfig(data, &pj); err != nil {
-				err = fmt.Errorf("%s: %w", name, err)
-			}
+		data, err = sandbox.ReadRegularFile(name, 0)
+	}
+	if err == nil {
+		if err = DecodeConfig(data, &pj); err != nil {
+			err = fmt.Errorf("%s: %w", shown, err)
 		}
 	}
 	// Every error names the file already: the project's by its
 	// workspace path, the user's by its own.
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return nil, nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("policy: %w", err)
+		return nil, nil, fmt.Errorf("policy: %w", err)
 	}
-	return &pj, nil
+	return &pj, data, nil
+}
+
+// setOrigins records "file:line" on rules loaded from data: the line of
+// the first not yet cited occurrence of the rule's JSON string, so two
+// rules with the same text get their own lines. A rule not found (an
+// escape written differently) cites the file alone.
+func setOrigins(rules []Rule, data []byte, file, suffix string, used map[int]bool) {
+	for i := range rules {
+		rules[i].Origin = file + suffix
+		quoted, _ := json.Marshal(rules[i].Text)
+		from := 0
+		for {
+			at := bytes.Index(data[from:], quoted)
+			if at < 0 {
+				break
+			}
+			at += from
+			if !used[at] {
+				used[at] = true
+				line := 1 + bytes.Count(data[:at], []byte("\n"))
+				rules[i].Origin = fmt.Sprintf("%s:%d%s", file, line, suffix)
+				break
+			}
+			from = at + 1
+		}
+	}
 }
 
 func (p *Policy) merge(pj *policyJSON, source, where string) {
