@@ -145,7 +145,7 @@ local function run()
   local new_path = vim.fn.getcwd() .. "/greet_test.go"
   agentls.last_result = nil
   vim.cmd("AgentExecute Add a test for greet")
-  check(wait(15000, in_review), "the review of the new file opened and has the cursor")
+  check(wait(40000, in_review), "the review of the new file opened and has the cursor")
   local rv = review.current or {}
   check(#(rv.items or {}) == 1 and has(rv.items[1].title, "create greet_test.go"), "the new file is one review item", rv.items)
   check(rv.buf and has(text(rv.buf), "+func TestGreet(t *testing.T) {"), "the review shows the new file's content", rv.buf and text(rv.buf))
@@ -171,7 +171,7 @@ local function run()
   vim.cmd("wincmd t")
   agentls.last_result = nil
   vim.cmd("AgentExecute Greet Earth warmly")
-  check(wait(15000, in_review), "the two-hunk review opened and has the cursor")
+  check(wait(40000, in_review), "the two-hunk review opened and has the cursor")
   rv = review.current or {}
   check(#(rv.items or {}) == 2, "one review item per hunk (2)", rv.items)
   keys("a") -- accept hunk 1
