@@ -24,9 +24,6 @@ const (
 	// maxHeaderBytes bounds one header block; real ones are under 100
 	// bytes (Content-Length, maybe Content-Type).
 	maxHeaderBytes = 4 << 10
-	// keepBufBytes is the largest body buffer kept for the next frame;
-	// larger frames get a buffer of their own, dropped after use.
-	keepBufBytes = 1 << 20
 	// hugeFrameBytes: after a frame this large, memory is returned to the
 	// system before the next read, so that one huge didOpen does not keep
 	// the process big.
@@ -61,7 +58,6 @@ type stream struct {
 	in  *bufio.Reader
 	bad func(reason string)
 
-	buf     []byte // body buffer, reused up to keepBufBytes
 	huge    bool   // the last frame was over hugeFrameBytes
 	pending []byte // the start of a header line found by seek
 
@@ -129,16 +125,12 @@ func (s *stream) readFrame(ctx context.Context) (body []byte, n int64, ok bool, 
 		}
 		return nil, 0, false, s.seek(restart)
 	}
-	switch {
-	case length <= keepBufBytes:
-		if cap(s.buf) < length {
-			s.buf = make([]byte, length, max(length, 4<<10))
-		}
-		body = s.buf[:length]
-	default:
-		body = make([]byte, length)
-		s.huge = length > hugeFrameBytes
-	}
+	// Each frame gets its own buffer: the decoded message's params alias
+	// it, and a handler that went async (jsonrpc2.Async) reads them after
+	// the next frame was read — a reused buffer was a data race that fed
+	// it the next message's bytes.
+	body = make([]byte, length)
+	s.huge = length > hugeFrameBytes
 	if _, err := io.ReadFull(s.in, body); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF

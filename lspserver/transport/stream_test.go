@@ -241,3 +241,24 @@ func FuzzHeaderStream_E1(f *testing.F) {
 		}
 	})
 }
+
+// E1: a message's params stay what they were after the next frame is
+// read — a handler that went async (jsonrpc2.Async) reads them then. A
+// body buffer reused across frames handed it the next message's bytes
+// (a data race the headless client's applyEdit hit under -race).
+func TestStream_E1_ParamsOutliveTheNextFrame(t *testing.T) {
+	first := `{"jsonrpc":"2.0","id":1,"method":"workspace/applyEdit","params":{"label":"aaaaaaaa"}}`
+	second := `{"jsonrpc":"2.0","id":2,"method":"workspace/applyEdit","params":{"label":"bbbbbbbb"}}`
+	rwc := &pipeRWC{Reader: strings.NewReader(frame(first) + frame(second))}
+	st := newStream(rwc, func(string) {})
+	m1, _, err := st.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(m1.(*jsonrpc2.Call).Params()); got != `{"label":"aaaaaaaa"}` {
+		t.Errorf("the first message's params after the second frame: %s", got)
+	}
+}
