@@ -212,7 +212,7 @@ local function run()
 
   -- Reject hunk 2 and finish: 1 of 2 hunks applied.
   vim.api.nvim_win_set_cursor(0, { rv.starts[2], 0 })
-  keys("r<CR>")
+  keys("r<CR><CR>") -- r asks why (Enter skips), then <CR> finishes
   local part = wait_result("partial execute")
   check(vim.deep_equal((agentls.last_review or {}).result, { true, false }), "hunk 1 accepted, hunk 2 rejected", (agentls.last_review or {}).result)
   check(wait(5000, function()
@@ -272,6 +272,6 @@ vim.defer_fn(coroutine.wrap(function()
 end), 0)
 
 vim.defer_fn(function()
-  check(false, "nvim e2e (review) timed out after 55 s")
+  check(false, "nvim e2e (review) timed out after 120 s")
   finish()
-end, 55000)
+end, 120000)
