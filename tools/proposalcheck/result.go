@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentls/agentls/sandbox"
@@ -118,11 +119,13 @@ func failPhrase(o Outcome) string {
 
 // goLine is "path:line[:col]: message" (go build, go vet, tsc's
 // "path(line,col): error" is goParen).
+// They are compiled on first use: nothing of agentls compiles at start
+// (issue 16).
 var (
-	goLine   = regexp.MustCompile(`^(?:vet: )?(\S[^:\s]*):(\d+)(?::(\d+))?: (.+)$`)
-	goParen  = regexp.MustCompile(`^(\S[^(\s]*)\((\d+),(\d+)\): (.+)$`)
-	pyFile   = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)`)
-	pyErrEnd = regexp.MustCompile(`^(\w*Error|\w*Warning): (.+)$`)
+	goLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:vet: )?(\S[^:\s]*):(\d+)(?::(\d+))?: (.+)$`) })
+	goParen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S[^(\s]*)\((\d+),(\d+)\): (.+)$`) })
+	pyFile   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)`) })
+	pyErrEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\w*Error|\w*Warning): (.+)$`) })
 )
 
 // parseProblems finds the located problems in a check's output; paths
@@ -131,19 +134,19 @@ func parseProblems(out, root string) []Problem {
 	var ps []Problem
 	var py *Problem
 	for _, line := range strings.Split(out, "\n") {
-		if m := pyFile.FindStringSubmatch(line); m != nil {
+		if m := pyFile().FindStringSubmatch(line); m != nil {
 			py = &Problem{Path: m[1], Line: atoi(m[2])}
 			continue
 		}
-		if m := pyErrEnd.FindStringSubmatch(line); m != nil && py != nil {
+		if m := pyErrEnd().FindStringSubmatch(line); m != nil && py != nil {
 			py.Message = m[1] + ": " + m[2]
 			ps = appendRel(ps, *py, root)
 			py = nil
 			continue
 		}
-		m := goLine.FindStringSubmatch(line)
+		m := goLine().FindStringSubmatch(line)
 		if m == nil {
-			m = goParen.FindStringSubmatch(line)
+			m = goParen().FindStringSubmatch(line)
 		}
 		if m != nil && py == nil {
 			ps = appendRel(ps, Problem{Path: m[1], Line: atoi(m[2]), Col: atoi(m[3]), Message: m[4]}, root)
