@@ -21,10 +21,13 @@ func TestManager_B6_Issue26_TimeoutRecycles(t *testing.T) {
 	if res.Code != tools.CodeTimeout {
 		t.Fatalf("hang: %+v", res)
 	}
+	// A server still stuck in the first call never answers the second
+	// (it would time out too); an answer proves the reset. No bound on
+	// the time: a restart under load can take most of a second.
 	begin := time.Now()
 	res = callOK(t, r, "mcp__s__echo", `{"message":"alive"}`)
-	if took := time.Since(begin); res.Content != "echo: alive" || took > 900*time.Millisecond {
-		t.Errorf("the call after a timeout: %+v after %s (the timeout is 1s)", res, took)
+	if res.Content != "echo: alive" || res.Code == tools.CodeTimeout {
+		t.Errorf("the call after a timeout: %+v after %s (the timeout is 1s)", res, time.Since(begin))
 	}
 	if st := status(m, "s"); st.State != StateRunning || st.Restarts != 0 {
 		t.Errorf("after a timeout: %+v, want running with no restart counted", st)
