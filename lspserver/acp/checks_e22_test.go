@@ -12,7 +12,12 @@ import (
 // E22, issue 28: the permission request of a proposal that breaks the
 // Go build carries the failing check, before anything lands.
 func TestACP_E22_BrokenBuildShownInPermission(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no user config: the detected checks
+	// The detected checks, with a budget a go build in the sandbox of a
+	// loaded machine fits in (the default is 3 s).
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	os.MkdirAll(filepath.Join(cfg, "agentls"), 0o755)
+	os.WriteFile(filepath.Join(cfg, "agentls", "config.json"), []byte(`{"proposal_checks": {"budget_seconds": 60}}`), 0o600)
 	f := start(t, setup{files: map[string]string{"go.mod": "module example.com/e22\n\ngo 1.21\n", "main.go": "package main\n\nfunc main() {}\n"},
 		script: `{"tool_calls":[{"name":"write_file","arguments":{"path":"lib.go","content":"package main\n\nfunc helper() int { return undefinedThing }\n"}}]}
 {"content":"done"}

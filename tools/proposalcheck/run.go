@@ -15,8 +15,11 @@ import (
 	"github.com/agentls/agentls/sandbox/stage"
 )
 
-// DefaultBudget is how long a question waits for the checks.
-const DefaultBudget = 20 * time.Second
+// DefaultBudget is how long a question waits for the checks. It is short:
+// every edit question waits this long at most, so a slow build shows as
+// "checks: pending" and its result follows (the user may allow more with
+// budget_seconds).
+const DefaultBudget = 3 * time.Second
 
 // DefaultLimit is how long the checks may run in all, the question's
 // budget included; past it they are stopped ("timed out").
