@@ -31,6 +31,8 @@ const usage = `usage:
   agentls mcp list [--root DIR] [--json]  the MCP servers, their state and tools
   agentls trust [--root DIR] [--yes|--revoke]  review and trust the project's hooks and MCP servers
   agentls policy [list] [--json] | --revoke ID|all  the kept "always" answers, and forgetting them
+  agentls why RUN-ID[:STEP] [--json]  why each step of a run was allowed, asked or denied
+  agentls import claude|codex [--write]  what of Claude Code's or Codex's settings agentls honours
   agentls acp [--root DIR]             speak the Agent Client Protocol on stdio (Zed, JetBrains, acpx…)
   agentls demo                         offline demo with a built-in scripted model
   agentls version [--sandbox]          the version, and which sandbox layers this machine has
@@ -45,7 +47,7 @@ Model: OPENAI_BASE_URL, OPENAI_API_KEY, AGENTLS_MODEL, AGENTLS_STALL_TIMEOUT, or
 var subcommands = map[string]func(c *cli, ctx context.Context, name string, args []string) int{
 	"serve": (*cli).serve, "plan": (*cli).headless, "review": (*cli).headless, "exec": (*cli).headless, "execute": (*cli).headless,
 	"vet": (*cli).vet, "sessions": (*cli).sessions, "revert": (*cli).revert, "call": (*cli).call, "mcp": (*cli).mcp, "trust": (*cli).trust,
-	"acp": (*cli).acp, "policy": (*cli).policy,
+	"acp": (*cli).acp, "policy": (*cli).policy, "why": (*cli).why, "import": (*cli).importSettings,
 }
 
 // run is main without the process: it returns the exit code.
