@@ -137,6 +137,24 @@ local function run()
   check(has(health, "seccomp") and has(health, "landlock"), "checkhealth lists the sandbox layers", health)
   local audit = health:match("[^\n]*audit log: [^\n]*") or ""
   check(has(audit, "(writable)") and has(audit, "OK") and not has(audit, "WARN"), "checkhealth: a writable audit log is OK, not a warning (issue 24)", audit)
+
+  -- ++image= attaches a picture (issue 25, A12): a missing file is refused
+  -- before anything starts; shot.png goes to the model as an image (the Go
+  -- side checks the request), and the word is not part of the instruction.
+  vim.cmd("edit main.go")
+  notes = {}
+  local before = #runs.runs
+  vim.cmd("AgentPlan ++image=missing.png Describe it")
+  check(notes[1] ~= nil and has(notes[1], "no readable image file: missing.png") and #runs.runs == before,
+    "a missing ++image file is named and no run starts", notes)
+  local completed = require("agentls.usercommands").complete_run("++image=sh")
+  check(vim.tbl_contains(completed, "++image=shot.png"), "++image= completes file names", completed)
+  agentls.last_result = nil
+  vim.cmd("AgentPlan Describe the layout bug ++image=shot.png in the picture")
+  local shot = wait_result("plan with an image")
+  check(shot.status == "done", "the plan with an image is done", shot)
+  local r3 = runs.runs[#runs.runs]
+  check(r3 and r3.instruction == "Describe the layout bug in the picture", "the instruction without the ++image word", r3 and r3.instruction)
 end
 
 local ok, err = pcall(run)

@@ -66,7 +66,8 @@ M.start = client.start
 M.attach = client.attach
 
 -- run runs plan, review or execute ("plan"/"agentls.plan" both work) on the
--- current buffer. opts: { range = LSP range, instruction = string, bufnr = n }.
+-- current buffer. opts: { range = LSP range, instruction = string, bufnr = n,
+-- images = { file URI of a picture in the workspace, … } }.
 function M.run(command, opts, on_done)
   opts = opts or {}
   if not command:find("^agentls%.") then
@@ -82,7 +83,7 @@ function M.run(command, opts, on_done)
     ui.notify("this buffer is not a file under " .. M.root_dir(), vim.log.levels.ERROR)
     return
   end
-  local arg = { uri = vim.uri_from_bufnr(bufnr), range = opts.range, instruction = opts.instruction }
+  local arg = { uri = vim.uri_from_bufnr(bufnr), range = opts.range, instruction = opts.instruction, images = opts.images }
   execute_command.execute(command, arg, bufnr, on_done)
 end
 
