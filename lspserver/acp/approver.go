@@ -32,6 +32,9 @@ const (
 type approver struct{ p *progress }
 
 func (ap approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tools.ApprovalResponse, error) {
+	if what := ap.p.explainingAt(); what != "" {
+		return tools.ApprovalResponse{Answer: tools.AnswerDeny, Reason: declinedForReason(what)}, nil
+	}
 	c, adhoc := ap.p.currentOr(req.Tool)
 	text, title := ap.question(req)
 	opts := []sdk.PermissionOption{

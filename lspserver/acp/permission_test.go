@@ -72,8 +72,8 @@ func TestACP_E20_OneHunkOfTwo(t *testing.T) {
 		if d == nil || d.Path != abs || d.OldText == nil || *d.OldText != twoHunksOld {
 			t.Fatalf("permission %d diff = %s", i, mustJSON(d))
 		}
-		if ids := optionIDs(p); !slices.Equal(ids, []string{"allow_once", "reject_once"}) {
-			t.Errorf("permission %d options = %v, want allow_once and reject_once", i, ids)
+		if ids := optionIDs(p); !slices.Equal(ids, []string{"allow_once", "reject_once", "reject_explain"}) {
+			t.Errorf("permission %d options = %v, want allow_once, reject_once and reject_explain", i, ids)
 		}
 		if !strings.Contains(*p.ToolCall.Title, fmt.Sprintf("hunk %d of 2", i+1)) {
 			t.Errorf("permission %d title = %q", i, *p.ToolCall.Title)

@@ -24,9 +24,10 @@ type progress struct {
 	sid  string
 	root string
 
-	mu    sync.Mutex
-	stack []*toolCall
-	ended bool
+	mu         sync.Mutex
+	stack      []*toolCall
+	ended      bool
+	explaining string // the hunk the user rejected to say why (explain.go)
 }
 
 var _ agentrun.Progress = (*progress)(nil)

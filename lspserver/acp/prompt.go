@@ -37,6 +37,7 @@ func (a *acpAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptR
 		return sdk.PromptResponse{}, err
 	}
 	defer end()
+	instruction = s.reasonPrompt(instruction)
 	r, err := a.newRun(ctx, s, mode, instruction)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -47,6 +48,7 @@ func (a *acpAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptR
 	defer r.ws.root.Close()
 	out := r.ar.Execute()
 	r.ar.End(out)
+	s.keepReason(r.prog)
 	r.finish(out)
 	return stopReason(out)
 }

@@ -48,20 +48,43 @@ func (pr *proposer) Propose(ctx context.Context, ch *tools.FileChange) (*tools.E
 	}
 	take := make([]bool, len(hs))
 	c := pr.p.current(ch.Tool)
+	if what := pr.p.explainingAt(); what != "" && !(ch.Preapproved && !control) {
+		return pr.noted(c, ch, &tools.EditOutcome{Hunks: markNone(outcomes(hs, take)), Reason: declinedForReason(what)}), nil
+	}
 	k := pr.startChecks(ctx, c, ch, control) // E22 (checks.go)
 	defer k.finish()
+	stopped := -1
 	for i := range hs {
 		if ch.Preapproved && !control {
 			take[i] = true
 			continue
 		}
-		ok, err := pr.askHunk(ctx, c, ch, control, hs, i, k)
+		pick, err := pr.askHunk(ctx, c, ch, control, hs, i, k)
 		if err != nil {
 			return nil, err // cancelled: nothing of this change lands
 		}
-		take[i] = ok
+		take[i] = pick == optAllowOnce
+		if pick == optRejectExplain {
+			pr.p.explain(hunkName(ch, hs, i))
+			stopped = i
+			break
+		}
 	}
-	return pr.land(ctx, c, ch, hs, take), nil
+	out := pr.land(ctx, c, ch, hs, take)
+	if stopped >= 0 {
+		explainedHunks(out, stopped)
+		out.Reason = strings.TrimPrefix(out.Reason+"; ", "; ") + declinedForReason(hunkName(ch, hs, stopped))
+	}
+	return out, nil
+}
+
+// outcomes are the hunks' outcomes for take.
+func outcomes(hs []tools.Hunk, take []bool) []tools.HunkOutcome {
+	out := make([]tools.HunkOutcome, len(hs))
+	for i, h := range hs {
+		out[i] = tools.HunkOutcome{Index: i, Lines: h.Lines, Applied: take[i]}
+	}
+	return out
 }
 
 // check refuses a change outside the workspace or to agentls' own
@@ -96,7 +119,7 @@ func (pr *proposer) stale(ctx context.Context, ch *tools.FileChange, why string)
 
 // askHunk asks about hunk i with its diff: the file with this hunk alone
 // applied, so that the client shows it in context.
-func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChange, control bool, hs []tools.Hunk, i int, k *checks) (bool, error) {
+func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChange, control bool, hs []tools.Hunk, i int, k *checks) (string, error) {
 	old, h := string(ch.Old), hs[i]
 	diff := sdk.ToolDiffContent(pr.ws.abs(ch.Path), applyHunks(old, hs, func(j int) bool { return j == i }), old)
 	if ch.Create {
@@ -119,17 +142,19 @@ func (pr *proposer) askHunk(ctx context.Context, c *toolCall, ch *tools.FileChan
 	opts := []sdk.PermissionOption{
 		{OptionId: optAllowOnce, Name: "Apply this hunk", Kind: sdk.PermissionOptionKindAllowOnce},
 		{OptionId: optRejectOnce, Name: "Skip this hunk", Kind: sdk.PermissionOptionKindRejectOnce},
+		explainOption,
 	}
 	qctx, cancel := context.WithTimeout(ctx, pr.timeout)
 	defer cancel()
 	pick, err := pr.p.ask(qctx, c, title, content, opts)
 	if ctx.Err() != nil {
-		return false, ctx.Err()
+		return "", ctx.Err()
 	}
 	if err != nil {
 		pr.p.a.log.Warn("Hunk question unanswered; skipping it: " + err.Error())
+		return optRejectOnce, nil
 	}
-	return pick == optAllowOnce, nil
+	return pick, nil
 }
 
 // land writes the accepted hunks, once the file is checked again, and

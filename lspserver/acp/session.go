@@ -44,6 +44,9 @@ type acpSession struct {
 	mode   agent.Mode
 	cancel context.CancelFunc // the running prompt's; nil when none
 	calls  int                // tool call IDs of this connection
+	// pendingWhy is the hunk the user rejected in the last prompt to
+	// say why in this one (explain.go).
+	pendingWhy string
 }
 
 func (s *acpSession) currentMode() agent.Mode {
