@@ -70,31 +70,32 @@ func (s *Allowances) usable(k allowKey) bool {
 	return true
 }
 
-// allowed returns the scope of the grant that covers k, if one does.
-func (s *Allowances) allowed(k allowKey) (Scope, bool) {
+// allowed returns the scope and the ID of the grant that covers k, if
+// one does; the ID is "" for a grant kept in memory.
+func (s *Allowances) allowed(k allowKey) (Scope, string, bool) {
 	if s == nil {
-		return "", false
+		return "", "", false
 	}
 	s.mu.Lock()
 	mem := s.mem[k]
 	s.mu.Unlock()
 	if mem {
-		return ScopeSession, true
+		return ScopeSession, "", true
 	}
 	if !s.usable(k) {
-		return "", false
+		return "", "", false
 	}
 	grants, err := s.store.Grants()
 	if err != nil {
 		s.log.Warn("Allowances not used", slog.String("err", err.Error()))
-		return "", false
+		return "", "", false
 	}
 	for i := range grants {
 		if grants[i].covers(k) {
-			return grants[i].Scope, true
+			return grants[i].Scope, grants[i].ID, true
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 // remember keeps "always" for k at scope. When the store cannot keep it,

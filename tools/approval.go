@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -122,15 +123,17 @@ func (a *approvals) Ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 // call approves a call the policy asks about (T7): an earlier "always"
 // that covers the same normalized call here, or the user's answer now
 // ("always" is kept at the scope the user chose, E21). It returns who
-// approved ("user", "user(always)", or the scope of the earlier answer:
-// "session", "workspace", "everywhere"), or the refusal.
-func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *ToolError) {
+// approved ("user", "user(always:SCOPE)" for the user's "always" now, or
+// "always:SCOPE" for an earlier answer at the session, workspace or
+// everywhere scope, with the ID of its grant: "" when kept in memory),
+// or the refusal.
+func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (by, grant string, refusal *ToolError) {
 	never := neverAlways(v)
 	var k allowKey
 	if a != nil {
 		k = allowKey{tool: t.Name, subject: v.Subject, workspace: a.root, session: a.id}
-		if scope, ok := a.session.allowed(k); ok && !never {
-			return string(scope), nil
+		if scope, id, ok := a.session.allowed(k); ok && !never {
+			return byAlways(scope), id, nil
 		}
 	}
 	req := &ApprovalRequest{Tool: t.Name, Risk: t.Risk, Subject: v.Subject, Preview: v.Preview, Reason: v.Rule, Why: v.Reason}
@@ -143,20 +146,21 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (string, *Too
 	ans, ok := a.Ask(ctx, req)
 	switch {
 	case !ok:
-		return "", failure(CodeApprovalRequired, "", t.Name+" needs the user's approval and nobody can approve here",
+		return "", "", failure(CodeApprovalRequired, "", t.Name+" needs the user's approval and nobody can approve here",
 			"do without this call, or ask the user to allow it in the policy")
 	case ans.Answer == AnswerApprove:
-		return "user", nil
+		return ByUser, "", nil
 	case ans.Answer == AnswerAlways && never: // E15, E21: once, never kept
-		return "user", nil
+		return ByUser, "", nil
 	case ans.Answer == AnswerAlways:
-		a.session.remember(k, keptScope(ans.Scope, req.Scopes))
-		return "user(always)", nil
+		scope := keptScope(ans.Scope, req.Scopes)
+		a.session.remember(k, scope)
+		return byUserAlways(scope), "", nil
 	case ans.Unanswered:
-		return "", failure(CodeApprovalDenied, "", fmt.Sprintf("nobody answered the question about %s within the approval timeout (%s), so it did not run", t.Name, a.timeout),
+		return "", "", failure(CodeApprovalDenied, "", fmt.Sprintf("nobody answered the question about %s within the approval timeout (%s), so it did not run", t.Name, a.timeout),
 			"do not assume the user declined; go on without this call or ask the user later")
 	}
-	return "", declined(t.Name, ans.Reason)
+	return "", "", declined(t.Name, ans.Reason)
 }
 
 // keptScope is the scope an "always" answer is kept at: the one the user
@@ -169,9 +173,10 @@ func keptScope(picked Scope, offered []Scope) Scope {
 }
 
 // ApprovedAlways reports whether by (an audit record's approved_by) is an
-// earlier "always" answer of the user's.
+// earlier "always" answer of the user's ("always:SCOPE").
 func ApprovedAlways(by string) bool {
-	return slices.Contains(AllScopes, Scope(by))
+	scope, ok := strings.CutPrefix(by, "always:")
+	return ok && slices.Contains(AllScopes, Scope(scope))
 }
 
 // declined is the refusal of a call the user said no to; with their

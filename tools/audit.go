@@ -24,10 +24,23 @@ type AuditRecord struct {
 	Risk     Risk      `json:"risk,omitempty"`
 	Rule     string    `json:"rule,omitempty"`
 	Decision Decision  `json:"decision"`
-	// ApprovedBy is who let the call run: policy, user, user(always),
-	// session, or diff (the user applied the proposed change in the
-	// editor); "" when it was denied, not applied, or never ran.
+	// ApprovedBy is who let the call run: policy, user, diff (the user
+	// applied the proposed change in the editor), user(always:SCOPE) (the
+	// user answered "always" for the session, workspace or everywhere),
+	// or always:SCOPE (an earlier "always" answer at that scope covered
+	// it, Grant names it); "" when it was denied, not applied, or never
+	// ran.
 	ApprovedBy string `json:"approved_by,omitempty"`
+	// Grant is the ID of the kept "always" answer (`agentls policy list`)
+	// behind an always:SCOPE; "" for one kept in memory.
+	Grant string `json:"grant,omitempty"`
+	// Source, Origin and Because explain the decision (E21, issue 28):
+	// the kind of origin of the rule ([SourcePolicy] …), where it was
+	// written ("FILE:LINE", "built-in risk default of profile headless"),
+	// and the sentence "asked because …" ([Explanation]).
+	Source     string `json:"source,omitempty"`
+	Origin     string `json:"origin,omitempty"`
+	Because    string `json:"because,omitempty"`
 	ArgsSHA256 string `json:"args_sha256"`
 	Code       Code   `json:"code,omitempty"`
 	// DurationMS is the time from the call to its result, rounded up:

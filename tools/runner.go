@@ -129,6 +129,13 @@ func (r *Gateway) Vet(ctx context.Context, name, args string) Verdict {
 	return r.prepare(ctx, name, args).verdict
 }
 
+// VetExplain is [Gateway.Vet] with the decision's explanation (E21):
+// what a run would record for the call before anyone is asked.
+func (r *Gateway) VetExplain(ctx context.Context, name, args string) (Verdict, *Explanation) {
+	p := r.prepare(ctx, name, args)
+	return p.verdict, r.explain(name, &p)
+}
+
 // Call runs one tool call and returns its result. It returns a Go error
 // only when ctx is done; every other failure is an error Result.
 func (r *Gateway) Call(ctx context.Context, name, args string) (Result, error) {
@@ -153,9 +160,15 @@ func (r *Gateway) Call(ctx context.Context, name, args string) (Result, error) {
 	switch {
 	case res.Code == CodeApprovalDenied, res.Code == CodeApprovalRequired, res.Code == CodeCancelled:
 		rec.ApprovedBy = "" // nobody approved it
-	case rec.ApprovedBy == "diff" && res.IsError:
+	case rec.ApprovedBy == ByDiff && res.IsError:
 		rec.ApprovedBy = "" // the change was not applied
 	}
+	// E21: why it was allowed, asked or denied, for the run's step and
+	// the audit log.
+	ex := r.explain(name, &p)
+	ex.approvedBy(rec.ApprovedBy, rec.Grant, &res)
+	rec.Source, rec.Origin, rec.Because = ex.Source, ex.Origin, ex.audit
+	res.Explain = ex
 	rec.ProposedSHA256, rec.AppliedSHA256 = res.ProposedSHA256, res.AppliedSHA256
 	if res.Subject == "" {
 		res.Subject = cut(p.verdict.Subject, 300)
@@ -323,19 +336,19 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 	defer func() { rec.WaitMS = cctx.waitedFor().Milliseconds() }()
 	switch {
 	case p.verdict.Decision == Allow && !p.verdict.Control:
-		rec.ApprovedBy = "policy"
+		rec.ApprovedBy = ByPolicy
 		env.Call.Preapproved = t.Risk == RiskWrite
 	case t.Risk == RiskWrite:
 		// T7 for writes is the diff the user approves in the editor (E6),
 		// or the gateway's question for a proposer that shows nothing.
-		rec.ApprovedBy = "diff"
+		rec.ApprovedBy = ByDiff
 	default:
-		by, refusal := r.ask.call(cctx, t, &p.verdict)
+		by, grant, refusal := r.ask.call(cctx, t, &p.verdict)
 		if refusal != nil {
 			return refusal.Result(), false, nil
 		}
-		rec.ApprovedBy = by
-		env.Call.UserApproved = by == "user" || by == "user(always)"
+		rec.ApprovedBy, rec.Grant = by, grant
+		env.Call.UserApproved = by == ByUser || strings.HasPrefix(by, "user(always:")
 		env.Call.SessionApproved = ApprovedAlways(by)
 	}
 	// T8: run, bounded in time, with panics contained.

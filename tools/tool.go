@@ -225,6 +225,10 @@ type Result struct {
 	// UserReason is the reason the user gave for declining the call, for
 	// the audit log; the model reads it in Content.
 	UserReason string `json:"-"`
+	// Explain says why the call was allowed, asked or denied and who let
+	// it run (E21), set by [Gateway.Call] for the run's steps, the audit
+	// log and the run views. Never sent to the model.
+	Explain *Explanation `json:"-"`
 }
 
 // FileLanded is a file a command changed, as it landed.
