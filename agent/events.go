@@ -88,6 +88,10 @@ type Event struct {
 	Output   string `json:"-"`
 	// Files are the files a command changed that landed (S9).
 	Files []tools.FileLanded `json:"-"`
+	// Explain says why the call was allowed, asked or denied, and who
+	// let it run (E21), numbered as the run's step; nil when the call
+	// never reached the gateway.
+	Explain *tools.Explanation `json:"-"`
 }
 
 // Reporter receives the events of a run, in order, on the run's goroutine.

@@ -242,8 +242,9 @@ func (r *run) callTools(ctx context.Context, calls, kept []ToolCall, turn int) e
 		}
 		dropRefusedArgs(&kept[i], res)
 		r.out.Steps = append(r.out.Steps, Step{Turn: turn, Tool: c.Name, OK: !res.IsError, Code: string(res.Code), ExitCode: res.ExitCode})
+		explain := r.step(len(r.out.Steps), turn, &res)
 		r.emit(Event{Kind: EventToolResult, Turn: turn, Tool: c.Name, Code: string(res.Code), Message: summarize(res),
-			Subject: res.Subject, ExitCode: res.ExitCode, Output: outputEnds(res.Content), Files: res.Files})
+			Subject: res.Subject, ExitCode: res.ExitCode, Output: outputEnds(res.Content), Files: res.Files, Explain: explain})
 		r.msgs = append(r.msgs, Message{Role: RoleTool, ToolCallID: c.ID, Content: res.Content})
 	}
 	return nil

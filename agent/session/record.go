@@ -24,6 +24,7 @@ const (
 	kindEnd     = "end"
 	kindChange  = "change"
 	kindRevert  = "revert"
+	kindStep    = "step"
 )
 
 // record is one line of a session log. Which fields are set depends on
@@ -58,6 +59,9 @@ type record struct {
 	After  string `json:"after,omitempty"`  // sha256 of what the run left
 	Create bool   `json:"create,omitempty"` // the run created the file
 	Kept   bool   `json:"kept,omitempty"`   // the old content is in the checkpoint
+
+	// step: why a tool call of run Run was allowed, asked or denied
+	Step *agent.Explanation `json:"step,omitempty"`
 
 	// revert
 	Restored []string `json:"restored,omitempty"`

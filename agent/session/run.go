@@ -203,6 +203,22 @@ func (r *Run) Checkpoint(msgs []agent.Message) {
 	}
 }
 
+// Step implements [agent.StepJournal]: it appends why the run's tool
+// call was allowed, asked or denied (E21) to the log; the next turn
+// boundary fsyncs it. A failure is warned about as for messages, and the
+// record is written with the next write that succeeds.
+func (r *Run) Step(e *agent.Explanation) {
+	if e == nil {
+		return
+	}
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := &record{Kind: kindStep, Time: time.Now().UTC(), Run: r.N, Step: new(*e)}
+	_ = s.write(false, rec)
+	s.apply(rec)
+}
+
 // samePrefix reports whether b starts with a. Unchanged messages share
 // their strings with the loop's, so comparing them is cheap.
 func samePrefix(a, b []agent.Message) bool {

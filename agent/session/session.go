@@ -61,6 +61,7 @@ type Session struct {
 type runInfo struct {
 	RunInfo
 	changes map[string]*ChangeInfo
+	steps   []agent.Explanation // why each tool call was allowed, asked or denied (E21)
 }
 
 // Info describes a session for listings.
@@ -284,6 +285,10 @@ func (s *Session) apply(rec *record) {
 		if r := s.run(rec.Run); r != nil {
 			r.fold(rec)
 		}
+	case kindStep:
+		if r := s.run(rec.Run); r != nil && rec.Step != nil {
+			r.steps = append(r.steps, *rec.Step)
+		}
 	case kindRevert:
 		// A revert that restored nothing leaves the run revertable.
 		if r := s.run(rec.Reverts); r != nil && len(rec.Restored) > 0 {
@@ -441,6 +446,19 @@ func (s *Session) Runs() []RunInfo {
 		out[i] = r.info()
 	}
 	return out
+}
+
+// Steps returns why each tool call of run n was allowed, asked or
+// denied (E21), in the order of the calls; nil for a run with none (or
+// recorded before agentls kept them), and for a run the session does not
+// have.
+func (s *Session) Steps(n int) []agent.Explanation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.run(n); r != nil {
+		return slices.Clone(r.steps)
+	}
+	return nil
 }
 
 // Messages returns the conversation as the log has it.
