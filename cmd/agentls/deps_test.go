@@ -36,6 +36,7 @@ var depsRules = map[string][]string{
 	"tools/mcp":           {"tools", "sandbox/exec", "tools/mcp/mcptest"},   // MCP servers over the go-sdk
 	"tools/mcp/mcptest":   {},                                               // a test MCP server
 	"tools/ext":           {"tools", "tools/hooks", "tools/mcp", "sandbox"}, // extension config and trust
+	"tools/importcfg":     {"tools", "tools/hooks", "tools/mcp", "sandbox"}, // other agents' settings -> agentls's (issue 28)
 	"agent":               {"tools/...", "prompts", "agent/..."},
 	"lspserver":           {"agent/...", "tools/...", "sandbox/...", "prompts", "lspserver/..."},
 	"lspserver/command":   {},        // the wire shapes: shared by server, clients and the generated protocol.ts
@@ -75,6 +76,7 @@ var thirdParty = map[string][]string{
 	"github.com/modelcontextprotocol/go-sdk": {"tools/mcp"},       // and its mcptest
 	"github.com/fsnotify/fsnotify":           {"lspserver/watch"}, // file watching (E10)
 	"github.com/coder/acp-go-sdk":            {"lspserver/acp"},   // the Agent Client Protocol (E20)
+	"github.com/pelletier/go-toml":           {"tools/importcfg"}, // Codex's config.toml (issue 28)
 }
 
 // closedThirdParty lists, for packages whose libraries are a closed list,
@@ -96,6 +98,7 @@ var closedThirdParty = map[string][]string{
 	"agent/session":       {},
 	"tools/hooks":         {},
 	"tools/ext":           {},
+	"tools/importcfg":     {"github.com/pelletier/go-toml"},
 	"cmd/agentls-sandbox": {},
 
 	"sandbox/exec/internal/child": {"golang.org/x/sys/"},
