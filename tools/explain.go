@@ -116,6 +116,11 @@ func (r *Gateway) explain(name string, p *prepared) *Explanation {
 			}
 		}
 		e.Because = fmt.Sprintf("%s because the policy rule %s %s, written at %s, matches %s", verb, v.Decision, text, e.Origin, subjectMark)
+	case v.Control && v.Decision == Ask:
+		// E15 asks whatever the risk default or the tool's check said.
+		e.Rule, e.Source, e.Origin = rule, SourceControl, "control file (E15)"
+		e.Because = fmt.Sprintf("%s because %s changes a control file (E15): editors, shells or git run it outside the sandbox, so it is asked every time and no rule or \"always\" answer lifts it",
+			verb, subjectMark)
 	case strings.HasPrefix(rule, "default: risk "):
 		k := Risk(strings.TrimPrefix(rule, "default: risk "))
 		e.Rule, e.Source = "risk "+string(k), SourceRiskDefault
@@ -129,10 +134,6 @@ func (r *Gateway) explain(name string, p *prepared) *Explanation {
 	case strings.HasPrefix(rule, "hook: "):
 		e.Rule, e.Source, e.Origin = strings.TrimPrefix(rule, "hook: "), SourceHook, "the user's hooks"
 		e.Because = verb + " because " + reasonOf(v)
-	case v.Control && (rule == "path.control_file" || v.Decision == Ask):
-		e.Rule, e.Source, e.Origin = cmp.Or(rule, "path.control_file"), SourceControl, "control file (E15)"
-		e.Because = fmt.Sprintf("%s because %s changes a control file (E15): editors, shells or git run it outside the sandbox, so it is asked every time and no rule or \"always\" answer lifts it",
-			verb, subjectMark)
 	case strings.HasPrefix(rule, "run.") || strings.HasPrefix(rule, "gateway."):
 		e.Rule, e.Source, e.Origin = rule, SourceGateway, "the gateway ("+rule+")"
 		e.Because = verb + " because " + cmp.Or(reasonOf(v), "the gateway refused the call")
@@ -143,7 +144,7 @@ func (r *Gateway) explain(name string, p *prepared) *Explanation {
 		}
 		switch {
 		case v.Decision == Allow && risk != "" && pol.riskDecision(risk) != Allow:
-			e.Because = fmt.Sprintf("allowed because %s (%s) found %s harmless, which lifts the %s risk default (%s)",
+			e.Because = fmt.Sprintf("allowed because %s (%s) found %s safe to run without asking, which lifts the %s risk default (%s)",
 				e.Origin, cmp.Or(rule, "no rule"), subjectMark, risk, pol.riskDecision(risk))
 		case v.Reason != "" && v.Decision != Allow:
 			e.Because = fmt.Sprintf("%s because %s (%s) says: %s", verb, e.Origin, cmp.Or(rule, "no rule"), reasonOf(v))
@@ -304,7 +305,7 @@ func (e *Explanation) Lines() []string {
 		fmt.Sprintf("  decision: %s, by %s", v(string(e.Decision)), v(rule)),
 		fmt.Sprintf("  from:     %s", v(e.Origin)),
 	}
-	if e.Profile != "" {
+	if e.Profile != "" && !strings.Contains(e.Origin, "profile") {
 		lines[2] += fmt.Sprintf(" [profile %s]", v(e.Profile))
 	}
 	if e.Outcome != "" || e.ApprovedBy != "" {

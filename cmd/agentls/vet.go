@@ -28,6 +28,7 @@ func (c *cli) vet(ctx context.Context, name string, args []string) int {
 	var resolves multiFlag
 	fs.Var(&resolves, "resolve", "HOST:PORT:ADDR: use ADDR for HOST:PORT (repeatable), like curl")
 	start := fs.Bool("start", false, "start the MCP servers, to check calls of their tools against their schemas")
+	explain := fs.Bool("explain", false, "print each call's explanation as text (the rule, where it was written, why), as `agentls why` does, instead of JSON lines")
 	rest, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -93,14 +94,31 @@ func (c *cli) vet(ctx context.Context, name string, args []string) int {
 		return 1
 	}
 	enc := json.NewEncoder(c.stdout)
-	for _, c := range calls {
-		if c == nil {
-			_ = enc.Encode(tools.Verdict{Decision: tools.Deny, Code: tools.CodeInvalidArgs, Reason: `want {"tool": NAME, "args": {...}}`})
+	for i, call := range calls {
+		if call == nil {
+			notCall := tools.Verdict{Decision: tools.Deny, Code: tools.CodeInvalidArgs, Reason: `want {"tool": NAME, "args": {...}}`}
+			if *explain {
+				fmt.Fprintf(c.stdout, "call %d: not a call: %s\n\n", i+1, notCall.Reason)
+				continue
+			}
+			_ = enc.Encode(notCall)
 			continue
 		}
-		_ = enc.Encode(runner.Vet(ctx, c.Tool, string(c.Args)))
+		v, e := runner.VetExplain(ctx, call.Tool, string(call.Args))
+		if *explain {
+			fmt.Fprintf(c.stdout, "call %d: %s\n", i+1, e.String())
+			continue
+		}
+		// The verdict's members as before (T18), and the explanation (E21).
+		_ = enc.Encode(vetLine{Verdict: v, Explain: e})
 	}
 	return 0
+}
+
+// vetLine is one line of vet's JSON output: the verdict, and why.
+type vetLine struct {
+	tools.Verdict
+	Explain *tools.Explanation `json:"explain"`
 }
 
 // cutResolve splits HOST:PORT:ADDR into "HOST:PORT" and ADDR (which may
