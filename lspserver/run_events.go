@@ -75,6 +75,7 @@ func (r *runEvents) report(e agent.Event) {
 		} else {
 			ev.Output = e.Output
 		}
+		ev.Explain = stepExplanation(e.Explain)
 	case agent.EventTurn, agent.EventDone:
 		return
 	default:
@@ -84,4 +85,21 @@ func (r *runEvents) report(e agent.Event) {
 		ev.Kind, ev.Level, ev.Message = command.RunLog, string(e.Level), e.Message
 	}
 	r.send(ev)
+}
+
+// stepExplanation is the wire shape of a step's explanation (E21): the
+// same members, by their JSON names; nil for none.
+func stepExplanation(e *agent.Explanation) *command.StepExplanation {
+	if e == nil {
+		return nil
+	}
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return nil
+	}
+	var out command.StepExplanation
+	if json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	return &out
 }

@@ -71,6 +71,42 @@ type RunEvent struct {
 	Message string `json:"message,omitempty"`
 	// Status is how the run ended (RunEnded).
 	Status Status `json:"status,omitempty"`
+	// Explain says why the call was allowed, asked or denied and who let
+	// it run (RunToolResult of a call the gateway decided; E21).
+	Explain *StepExplanation `json:"explain,omitempty"`
+}
+
+// StepExplanation is why one step of a run (a tool call) was allowed,
+// asked or denied (E21, issue 28), as the run's session records it and
+// `agentls why` prints it.
+type StepExplanation struct {
+	// Step is the call's number in its run, from 1; Turn the model turn.
+	Step int    `json:"step,omitempty"`
+	Turn int    `json:"turn,omitempty"`
+	Tool string `json:"tool"`
+	// Subject is what the call touches: a path, a command line, a URL.
+	Subject string `json:"subject,omitempty"`
+	// Decision is the policy's: "allow", "ask" or "deny".
+	Decision string `json:"decision"`
+	// Rule is the rule that decided, as written, "risk KIND", or a
+	// check's rule ID.
+	Rule string `json:"rule,omitempty"`
+	// Source is the kind of origin: policy, profile, default,
+	// risk_default, tool, control_file, gateway or hook; Origin says
+	// where, for a person ("FILE:LINE", "built-in risk default of profile
+	// editor").
+	Source  string `json:"source"`
+	Origin  string `json:"origin"`
+	Profile string `json:"profile,omitempty"`
+	// ApprovedBy is who let the call run: policy, user, diff,
+	// user(always:SCOPE) or always:SCOPE; Grant the kept answer's ID.
+	ApprovedBy string `json:"approved_by,omitempty"`
+	Grant      string `json:"grant,omitempty"`
+	Code       string `json:"code,omitempty"`
+	// Because is the sentence: "asked because …", "allowed because …",
+	// "denied because …"; Outcome what became of the call.
+	Because string `json:"because"`
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // CommandFile is one file a command changed.
