@@ -1,0 +1,215 @@
+package importcfg
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/mcp"
+)
+
+// translate runs the Claude settings translator on data as the file of
+// the user or of the project.
+func translate(data []byte, project bool) *Report {
+	r := &Report{Source: "claude"}
+	rd := &reader{r: r, home: "/home/u"}
+	shown := "settings.json"
+	r.Files = append(r.Files, File{Path: shown, State: "read"})
+	base := "/home/u/.claude"
+	if project {
+		base = "/ws"
+	}
+	rd.claudeSettings(data, origin{shown: shown, project: project, base: base, root: "/ws", home: "/home/u"})
+	return r
+}
+
+// TestImportcfg_Issue28_ClaudeRules: each kind of Claude Code permission
+// rule becomes the agentls rules of the same meaning, is honoured when
+// agentls's confinement covers it already, and is ignored with why when
+// it has no agentls form or would widen a project's rights.
+func TestImportcfg_Issue28_ClaudeRules(t *testing.T) {
+	for _, tc := range []struct {
+		rule, list string
+		project    bool
+		status     Status
+		to         []string
+	}{
+		{"Bash(npm run test:*)", "allow", false, Translated, []string{"allow: run_command(npm run test)", "allow: run_command(npm run test **)"}},
+		{"Bash(git push:*)", "deny", true, Translated, []string{"deny: run_command(git push)", "deny: run_command(git push **)"}},
+		{"Bash(rm*)", "deny", false, Translated, []string{"deny: run_command(rm**)"}},
+		{"Bash", "ask", false, Translated, []string{"ask: run_command"}},
+		{"Bash(ls ?)", "allow", false, Ignored, nil},
+		{"Bash(curl:*)", "allow", true, Ignored, nil},
+		{"Read(./.env)", "deny", false, Translated, []string{"deny: read_file(.env)"}},
+		{"Read(.env)", "deny", false, Translated, []string{"deny: read_file(.env)", "deny: read_file(**/.env)"}},
+		{"Read(secrets/)", "deny", false, Translated, []string{"deny: read_file(secrets/**)", "deny: read_file(**/secrets/**)"}},
+		{"Read(//ws/config/**)", "deny", false, Translated, []string{"deny: read_file(config/**)"}},
+		{"Read(~/.ssh/**)", "deny", false, Honoured, nil},
+		{"Read(//etc/passwd)", "allow", false, Ignored, nil},
+		{"Read(../other/x)", "ask", false, Honoured, nil},
+		{"Read(/docs/**)", "deny", true, Translated, []string{"deny: read_file(docs/**)"}},
+		{"Edit(src/**)", "allow", false, Translated, []string{"allow: edit_file(src/**)", "allow: write_file(src/**)"}},
+		{"Edit(**/*.lock)", "ask", false, Translated, []string{"ask: edit_file(**/*.lock)", "ask: edit_file(*.lock)", "ask: write_file(**/*.lock)", "ask: write_file(*.lock)"}},
+		{"Edit(src/[ab].go)", "deny", false, Ignored, nil},
+		{"WebFetch(domain:example.com)", "allow", false, Translated, []string{"allow: http_fetch(https://example.com/**)", "http.allow: https://example.com"}},
+		{"WebFetch(domain:evil.test)", "deny", false, Translated, []string{"deny: http_fetch(http*://evil.test/**)", "deny: http_fetch(http*://evil.test:**)"}},
+		{"WebFetch(domain:*.example.com)", "allow", false, Ignored, nil},
+		{"WebFetch(https://x)", "deny", false, Ignored, nil},
+		{"mcp__github__create_issue", "ask", false, Translated, []string{"ask: mcp__github__create_issue"}},
+		{"mcp__my-server__do_it", "deny", false, Translated, []string{"deny: mcp__my_server__do_it"}},
+		{"mcp__github", "deny", false, Ignored, nil},
+		{"WebSearch", "deny", false, Ignored, nil},
+		{"Frobnicate(x)", "deny", false, Ignored, nil},
+		{"Bash(unclosed", "deny", false, Ignored, nil},
+		{"Grep", "deny", false, Translated, []string{"deny: search"}},
+	} {
+		data, _ := json.Marshal(map[string]any{"permissions": map[string]any{tc.list: []string{tc.rule}}})
+		r := translate(data, tc.project)
+		if len(r.Entries) != 1 {
+			t.Fatalf("%s: %d entries", tc.rule, len(r.Entries))
+		}
+		e := r.Entries[0]
+		var to []string
+		for _, s := range e.To {
+			to = append(to, strings.TrimPrefix(s, "policy.json "))
+		}
+		if e.Status != tc.status || !slices.Equal(to, tc.to) || e.Status == Ignored && e.Why == "" {
+			t.Errorf("%s %s (project %v): %s %q (%s), want %s %q", tc.list, tc.rule, tc.project, e.Status, to, e.Why, tc.status, tc.to)
+		}
+	}
+}
+
+// TestImportcfg_Issue28_RulesMatchAsClaude: the translated rules decide
+// calls as Claude Code's rule would: a prefix rule covers the bare command
+// and its arguments but not a longer word; a deny on a file name covers it
+// at any depth; a path rule stays in its directory.
+func TestImportcfg_Issue28_RulesMatchAsClaude(t *testing.T) {
+	data := []byte(`{"permissions": {"deny": ["Bash(git push:*)", "Read(.env)", "Edit(src/*.go)"]}}`)
+	r := translate(data, false)
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.json")
+	out, _, err := MergePolicy(nil, &r.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(policy, out, 0o600)
+	p, err := tools.LoadPolicy(tools.ProfileEditor, policy, "")
+	if err != nil || len(p.Warnings) > 0 {
+		t.Fatalf("%v %v", err, p.Warnings)
+	}
+	for _, tc := range []struct {
+		tool, subject string
+		deny          bool
+	}{
+		{"run_command", "git push", true}, {"run_command", "git push origin main", true}, {"run_command", "git pushy", false},
+		{"read_file", ".env", true}, {"read_file", "app/config/.env", true}, {"read_file", ".env.example", false},
+		{"write_file", "src/a.go", true}, {"edit_file", "src/a.go", true}, {"edit_file", "src/sub/a.go", false},
+	} {
+		tool := &tools.Tool{Name: tc.tool, Risk: tools.RiskWrite}
+		d, rule := p.Decide(tool, &tools.Verdict{Decision: tools.Ask, Subject: tc.subject})
+		if (d == tools.Deny) != tc.deny {
+			t.Errorf("%s %q: %s (%s), want deny %v", tc.tool, tc.subject, d, rule, tc.deny)
+		}
+	}
+}
+
+// TestImportcfg_Issue28_Merge: merging keeps what the user's files hold,
+// adds each rule once, never loosens a risk, keeps a server of the same
+// name and refuses a file that is not an object.
+func TestImportcfg_Issue28_Merge(t *testing.T) {
+	p := &Plan{Deny: []string{"read_file(.env)"}, Allow: []string{"run_command(make)"}, Risks: map[string]string{"write": "allow", "mcp": "deny"}}
+	out, changes, err := MergePolicy([]byte(`{"deny": ["read_file(.env)"], "risks": {"write": "ask"}, "approval_timeout_seconds": 90}`), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	json.Unmarshal(out, &got)
+	if d := got["deny"].([]any); len(d) != 1 || got["risks"].(map[string]any)["write"] != "ask" || got["risks"].(map[string]any)["mcp"] != "deny" ||
+		got["approval_timeout_seconds"] != 90.0 || len(got["allow"].([]any)) != 1 {
+		t.Errorf("merged: %s", out)
+	}
+	if !slices.ContainsFunc(changes, func(c string) bool { return strings.Contains(c, `kept "ask"`) }) {
+		t.Errorf("changes: %q", changes)
+	}
+	for _, bad := range []string{`[1]`, `{"deny": "x"}`, `{"risks": []}`, `{`} {
+		if _, _, err := MergePolicy([]byte(bad), p); err == nil {
+			t.Errorf("MergePolicy(%s): no error", bad)
+		}
+	}
+	cp := &Plan{Model: "m2"}
+	cp.server("gh", mcpServer("new"))
+	out, changes, err = MergeConfig([]byte(`{"model": "m1", "mcpServers": {"gh": {"command": "old"}}}`), cp)
+	if err != nil || !strings.Contains(string(out), `"m1"`) || !strings.Contains(string(out), `"old"`) || strings.Contains(string(out), `"new"`) || len(changes) != 2 {
+		t.Errorf("MergeConfig: %v %s %q", err, out, changes)
+	}
+}
+
+// FuzzIssue28_ClaudeSettings: whatever a settings file holds, the
+// translator does not panic; a project's file never yields an allow rule,
+// a hook, a server or a looser risk; every translated entry says to what
+// and every ignored one why; every rule it makes parses; and a top-level
+// key with a plain value is reported, not dropped.
+func FuzzIssue28_ClaudeSettings(f *testing.F) {
+	for _, s := range []string{
+		`{"permissions": {"allow": ["Bash(npm run test:*)", "Read"], "deny": ["Read(./.env)"], "defaultMode": "acceptEdits"}}`,
+		`{"hooks": {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "x", "onFailure": "block"}]}]}}`,
+		`{"mcpServers": {"a": {"command": "x", "env": {"K": "v"}}, "b": {"url": "https://x"}, "c": {"type": "sse"}}}`,
+		`{"env": {"A": 1}, "model": 3, "permissions": [], "hooks": {"Stop": [1, {"hooks": [null]}]}}`,
+		`{"permissions": {"allow": ["WebFetch(domain:*.x)", "mcp__a__b", "Edit(//ws/a)", "Bash(:*)", "Bash()"]}}`,
+		`[]`, `null`, `{`, `{"a":`,
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, project bool) {
+		r := translate(data, project)
+		p := &r.Plan
+		if project {
+			if len(p.Allow) > 0 || len(p.Hooks) > 0 || len(p.MCPServers) > 0 || len(p.HTTPAllow) > 0 || p.ShellNetwork {
+				t.Fatalf("a project's file widened: %+v", p)
+			}
+			for risk, d := range p.Risks {
+				if d != "deny" {
+					t.Fatalf("a project's file set risk %s to %s", risk, d)
+				}
+			}
+		}
+		for _, e := range r.Entries {
+			if e.Status == Translated && len(e.To) == 0 || e.Status == Ignored && e.Why == "" {
+				t.Fatalf("entry without its translation or reason: %+v", e)
+			}
+		}
+		for d, list := range map[tools.Decision][]string{tools.Allow: p.Allow, tools.Ask: p.Ask, tools.Deny: p.Deny} {
+			for _, rule := range list {
+				if _, err := tools.ParseRule(rule, d, "user"); err != nil {
+					t.Fatalf("rule %q does not parse: %v", rule, err)
+				}
+			}
+		}
+		if _, _, err := MergePolicy(nil, p); err != nil {
+			t.Fatal(err)
+		}
+		if out, _, err := MergeConfig(nil, p); err != nil || !json.Valid(out) {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if json.Unmarshal(data, &doc) != nil || r.Files[0].State != "read" {
+			return
+		}
+		for k, v := range doc {
+			switch v.(type) {
+			case map[string]any, []any:
+				continue
+			}
+			if !slices.ContainsFunc(r.Entries, func(e Entry) bool { return strings.HasPrefix(e.Key, keyPart(k)) }) {
+				t.Fatalf("key %q dropped silently", k)
+			}
+		}
+	})
+}
+
+func mcpServer(command string) mcp.ServerConfig { return mcp.ServerConfig{Command: command} }
