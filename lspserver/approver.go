@@ -44,7 +44,10 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 	}
 	switch pick := a.s.ask(ctx, protocol.MessageTypeWarning, msg, actions...); pick {
 	case command.ActionApprove, command.ActionApproveControl:
-		return tools.ApprovalResponse{Answer: tools.AnswerApprove}, nil
+		a.s.mu.Lock()
+		auto := a.s.caps.autoApprove
+		a.s.mu.Unlock()
+		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Auto: auto}, nil
 	case command.ActionDenyWithReason:
 		return a.denyWithReason(ctx, req.Tool), nil
 	case "":

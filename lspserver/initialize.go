@@ -128,6 +128,7 @@ func readCaps(c *protocol.ClientCapabilities) clientCaps {
 			caps.editText = exp.Agentls.EditText
 			caps.runEvents = exp.Agentls.RunEvents
 			caps.unattended = exp.Agentls.Unattended
+			caps.autoApprove = exp.Agentls.AutoApprove
 		}
 		var members map[string]json.RawMessage
 		if json.Unmarshal(c.Experimental, &members) == nil {

@@ -208,6 +208,7 @@ type clientCaps struct {
 	clientVersion       string
 	runEvents           bool // experimental.agentls.runEvents
 	unattended          bool // experimental.agentls.unattended: nobody answers questions
+	autoApprove         bool // experimental.agentls.autoApprove: a flag answers yes (E21)
 }
 
 func newServer(opts *Options) *Server {

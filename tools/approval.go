@@ -72,6 +72,10 @@ type ApprovalResponse struct {
 	// question failed); the answer is AnswerDeny, and the model is told
 	// so rather than that the user declined.
 	Unanswered bool
+	// Auto: a flag approved, not a person (headless --approve=all): the
+	// call counts as the user's approval, and its explanation and audit
+	// record say [ByFlag] (E21).
+	Auto bool
 }
 
 // Approver asks the user. Approve blocks until an answer or until ctx is
@@ -148,6 +152,8 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (by, grant st
 	case !ok:
 		return "", "", failure(CodeApprovalRequired, "", t.Name+" needs the user's approval and nobody can approve here",
 			"do without this call, or ask the user to allow it in the policy")
+	case ans.Answer == AnswerApprove && ans.Auto:
+		return ByFlag, "", nil
 	case ans.Answer == AnswerApprove:
 		return ByUser, "", nil
 	case ans.Answer == AnswerAlways && never: // E15, E21: once, never kept

@@ -24,7 +24,8 @@ type AuditRecord struct {
 	Risk     Risk      `json:"risk,omitempty"`
 	Rule     string    `json:"rule,omitempty"`
 	Decision Decision  `json:"decision"`
-	// ApprovedBy is who let the call run: policy, user, diff (the user
+	// ApprovedBy is who let the call run: policy, user, flag (headless
+	// --approve=all answered for the user), diff (the user
 	// applied the proposed change in the editor), user(always:SCOPE) (the
 	// user answered "always" for the session, workspace or everywhere),
 	// or always:SCOPE (an earlier "always" answer at that scope covered

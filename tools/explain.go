@@ -35,6 +35,7 @@ const (
 	ByPolicy = "policy" // allowed without asking
 	ByUser   = "user"   // the user approved this call
 	ByDiff   = "diff"   // the user applied the proposed change in the editor
+	ByFlag   = "flag"   // a flag answered yes for the user (headless --approve=all)
 )
 
 // byAlways is approved_by for a call an earlier "always" answer at scope
@@ -241,6 +242,8 @@ func (e *Explanation) approvedBy(by, grant string, res *Result) {
 		e.Outcome = "it ran without asking"
 	case by == ByUser:
 		e.Outcome = "the user approved it"
+	case by == ByFlag:
+		e.Outcome = "approved by the --approve=all flag, without a question to a person"
 	case by == ByDiff && !res.IsError:
 		e.Outcome = "the user applied the proposed change"
 	case by == ByDiff:
@@ -267,6 +270,8 @@ func ByWho(by, grant string) string {
 		return "the policy (no question)"
 	case by == ByUser:
 		return "the user"
+	case by == ByFlag:
+		return "the --approve=all flag (headless), for the user"
 	case by == ByDiff:
 		return "the user, by applying the proposed change"
 	case strings.HasPrefix(by, "user(always:"):

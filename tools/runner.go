@@ -348,7 +348,7 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 			return refusal.Result(), false, nil
 		}
 		rec.ApprovedBy, rec.Grant = by, grant
-		env.Call.UserApproved = by == ByUser || strings.HasPrefix(by, "user(always:")
+		env.Call.UserApproved = by == ByUser || by == ByFlag || strings.HasPrefix(by, "user(always:")
 		env.Call.SessionApproved = ApprovedAlways(by)
 	}
 	// T8: run, bounded in time, with panics contained.

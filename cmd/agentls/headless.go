@@ -25,6 +25,7 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 	rng := fs.String("range", "", "selection L1:C1-L2:C2 (1-based) in --file")
 	approve := fs.String("approve", "", "how to answer approvals: ask, never or all (default: ask on a terminal, never otherwise)")
 	asJSON := fs.Bool("json", false, "print one JSON event per line")
+	explain := fs.Bool("explain", false, "print why each tool call was allowed, asked or denied: the rule, where it was written, who approved (as agentls why)")
 	verbose := fs.Bool("v", false, "debug logging on stderr")
 	profile := profileFlag(fs, tools.ProfileHeadless, "policy profile: editor, headless or ci")
 	cont := fs.Bool("continue", false, "continue the workspace's most recent session")
@@ -86,7 +87,7 @@ func (c *cli) headless(ctx context.Context, cmd string, args []string) int {
 	opts.StartExtensions = c.extensionStarter(warnLogger(c.stderr, *verbose), false)
 	return headless.Exec(ctx, &headless.Options{
 		Mode: mode, Instruction: instruction, File: *file, Range: *rng, SessionID: *sessionID,
-		Approve: headless.Approve(*approve), JSON: *asJSON || rf.format == "json",
+		Approve: headless.Approve(*approve), JSON: *asJSON || rf.format == "json", Explain: *explain,
 		// A19: the spinner only where a person watches: a terminal.
 		Spinner: !*asJSON && rf.format == "" && onTerminal(c.stderr),
 		FailOn:  rf.failOn, SARIF: rf.format == "sarif", Version: buildVersion(),

@@ -53,6 +53,10 @@ type ClientCapabilities struct {
 	// --approve=never). Runs then offer no tool that only asks the user
 	// (human_confirm; issue 16).
 	Unattended bool `json:"unattended,omitempty"`
+	// AutoApprove: a flag answers this client's questions with yes, not a
+	// person (headless --approve=all); the run's steps and the audit log
+	// name the flag as who approved (E21).
+	AutoApprove bool `json:"autoApprove,omitempty"`
 }
 
 // Experimental is the capabilities.experimental member of initialize as

@@ -98,7 +98,7 @@ type StepExplanation struct {
 	Source  string `json:"source"`
 	Origin  string `json:"origin"`
 	Profile string `json:"profile,omitempty"`
-	// ApprovedBy is who let the call run: policy, user, diff,
+	// ApprovedBy is who let the call run: policy, user, flag, diff,
 	// user(always:SCOPE) or always:SCOPE; Grant the kept answer's ID.
 	ApprovedBy string `json:"approved_by,omitempty"`
 	Grant      string `json:"grant,omitempty"`

@@ -43,6 +43,10 @@ type Options struct {
 	SessionID   string // optional: continue this session (A16)
 	Approve     Approve
 	JSON        bool
+	// Explain prints why each tool call was allowed, asked or denied
+	// (E21): under its outcome in text, as the tool_result event's
+	// explain member with JSON.
+	Explain bool
 	// Spinner shows what the run waits for on Stderr, a terminal (text
 	// only; never set it for a pipe or a file).
 	Spinner bool
@@ -221,7 +225,7 @@ func newClient(o *Options) (*client, error) {
 // newPrinter is the printer of o: under SARIF what the run prints goes
 // to stderr, as text, and stdout is the log's alone.
 func newPrinter(o *Options) *printer {
-	p := &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr, brief: o.Approve == ApproveAsk}
+	p := &printer{json: o.JSON, w: o.Stdout, errw: o.Stderr, brief: o.Approve == ApproveAsk, explain: o.Explain}
 	if o.SARIF {
 		p.json, p.w = false, o.Stderr
 	}
@@ -236,7 +240,8 @@ func (c *client) initParams() *protocol.InitializeParams {
 	// events tell the terminal each tool call's outcome (run_event.go).
 	exp, _ := json.Marshal(command.Experimental{Agentls: command.ClientCapabilities{
 		SaveDocuments: true, EditText: c.o.Approve == ApproveAsk, Unattended: c.o.Approve == ApproveNever,
-		RunEvents: true,
+		AutoApprove: c.o.Approve == ApproveAll,
+		RunEvents:   true,
 	}})
 	return &protocol.InitializeParams{
 		ProcessID: &pid,

@@ -28,7 +28,10 @@ type printer struct {
 	// brief: the person at the terminal saw each question whole
 	// (--approve=ask), so its echo is its first line.
 	brief bool
-	mu    sync.Mutex // keeps lines whole; guards what follows
+	// explain: each tool call's outcome is followed by why it was
+	// allowed, asked or denied (--explain, E21).
+	explain bool
+	mu      sync.Mutex // keeps lines whole; guards what follows
 	// spin is the spinner on a terminal's stderr (nil: none).
 	spin *spinner
 	// midLine: the model's streamed text left stdout in mid-line.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentls/agentls/lspserver/command"
 	"github.com/agentls/agentls/sandbox"
+	"github.com/agentls/agentls/tools"
 )
 
 // The run view of the terminal (E16, E18, A19; see the package doc): of
@@ -22,17 +23,20 @@ import (
 // "deleted". ExitCode is null for a tool that runs no command; Code and
 // Message say why a call failed or was refused (OK false).
 type toolResultEvent struct {
-	Code     string                `json:"code"`
-	Depth    int                   `json:"depth"`
-	ExitCode *int                  `json:"exitCode"`
-	Files    []command.CommandFile `json:"files"`
-	Message  string                `json:"message"`
-	OK       bool                  `json:"ok"`
-	Output   string                `json:"output"`
-	Subject  string                `json:"subject"`
-	Tool     string                `json:"tool"`
-	Turn     int                   `json:"turn"`
-	Type     string                `json:"type"`
+	Code     string `json:"code"`
+	Depth    int    `json:"depth"`
+	ExitCode *int   `json:"exitCode"`
+	// Explain is why the call was allowed, asked or denied (--explain
+	// only; E21).
+	Explain *command.StepExplanation `json:"explain,omitempty"`
+	Files   []command.CommandFile    `json:"files"`
+	Message string                   `json:"message"`
+	OK      bool                     `json:"ok"`
+	Output  string                   `json:"output"`
+	Subject string                   `json:"subject"`
+	Tool    string                   `json:"tool"`
+	Turn    int                      `json:"turn"`
+	Type    string                   `json:"type"`
 }
 
 // toolCallEvent is the --json event of a tool call about to be checked
@@ -123,13 +127,22 @@ func (p *printer) toolResult(e *command.RunEvent) {
 		if files == nil {
 			files = []command.CommandFile{}
 		}
-		p.event(toolResultEvent{Code: e.Code, Depth: e.Depth, ExitCode: e.ExitCode, Files: files, Message: e.Message,
-			OK: e.OK, Output: e.Output, Subject: e.Subject, Tool: e.Tool, Turn: e.Turn, Type: "tool_result"})
+		ev := toolResultEvent{Code: e.Code, Depth: e.Depth, ExitCode: e.ExitCode, Files: files, Message: e.Message,
+			OK: e.OK, Output: e.Output, Subject: e.Subject, Tool: e.Tool, Turn: e.Turn, Type: "tool_result"}
+		if p.explain {
+			ev.Explain = e.Explain
+		}
+		p.event(ev)
 		return
 	}
 	var b strings.Builder
 	for _, l := range toolResultLines(e) {
 		b.WriteString(l + "\n")
+	}
+	if p.explain {
+		for _, l := range explainLines(e) {
+			b.WriteString(l + "\n")
+		}
 	}
 	p.text(p.w, "%s", b.String())
 }
@@ -247,6 +260,28 @@ func outputLines(output string, listed bool) []string {
 			continue
 		}
 		out = append(out, l)
+	}
+	return out
+}
+
+// explainLines are a tool call's explanation (--explain, E21) as
+// `agentls why` prints it ([tools.Explanation.Lines]), under its outcome.
+func explainLines(e *command.RunEvent) []string {
+	sub := ""
+	if e.Depth > 0 {
+		sub = "  [sub-agent] "
+	}
+	if e.Explain == nil {
+		return []string{sub + "    why: not recorded (the call never reached the gateway)"}
+	}
+	var x tools.Explanation
+	raw, err := json.Marshal(e.Explain)
+	if err != nil || json.Unmarshal(raw, &x) != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range x.Lines() {
+		out = append(out, sub+"    "+l)
 	}
 	return out
 }
