@@ -572,6 +572,16 @@ func (rd *reader) hook(e *Entry, event hooks.Event, matcher, groupFail string, h
 	switch event {
 	case hooks.PreToolUse:
 		notes = append(notes, "as in Claude Code, exit 2 blocks the call with stderr as the reason; any other failure lets it go on unless onFailure is \"block\"")
+	case hooks.PostToolUse:
+		notes = append(notes, "exit 2 withholds the call's result from the model, with stderr as the reason (Claude Code shows stderr beside the result)")
+	case hooks.SessionStart:
+		if m := strings.TrimSpace(matcher); m != "" && m != "*" && !strings.Contains(m, "startup") {
+			e.Why = fmt.Sprintf("agentls runs SessionStart hooks when a run starts (source \"startup\") and has no %q start", short(m))
+			return
+		}
+		notes = append(notes, "runs when each agentls run starts; it only observes")
+	case hooks.Stop:
+		notes = append(notes, "runs when an agentls run ends; it only observes: exit 2 does not make the run go on as in Claude Code")
 	}
 	if event == hooks.PreToolUse || event == hooks.PostToolUse {
 		notes = append(notes, "tool_input holds agentls's arguments (run_command's command as Bash's; the file tools' path, not file_path)")

@@ -213,3 +213,36 @@ func FuzzIssue28_ClaudeSettings(f *testing.F) {
 }
 
 func mcpServer(command string) mcp.ServerConfig { return mcp.ServerConfig{Command: command} }
+
+// TestImportcfg_Issue28_Hooks: Claude Code hooks translate to agentls's
+// hooks where agentls runs them the same way, and are ignored with why
+// where it would not: an event agentls lacks, a prompt hook, a matcher
+// agentls cannot compile, a SessionStart for another source; onFailure on
+// the hook or its group is carried over.
+func TestImportcfg_Issue28_Hooks(t *testing.T) {
+	data := []byte(`{"hooks": {
+	  "PreToolUse": [{"matcher": "Bash", "onFailure": "block", "hooks": [{"type": "command", "command": "a"}, {"type": "prompt", "prompt": "p"}]},
+	                 {"matcher": "(", "hooks": [{"type": "command", "command": "b"}]}],
+	  "SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": "c"}]}, {"matcher": "startup", "hooks": [{"type": "command", "command": "d"}]}],
+	  "Stop": [{"hooks": [{"type": "command", "command": "e", "timeout": 3}]}],
+	  "PreCompact": [{"hooks": [{"type": "command", "command": "f"}]}]}}`)
+	r := translate(data, false)
+	want := map[string]Status{
+		"hooks.PreToolUse[0].hooks[0]": Translated, "hooks.PreToolUse[0].hooks[1]": Ignored, "hooks.PreToolUse[1].hooks[0]": Ignored,
+		"hooks.SessionStart[0].hooks[0]": Ignored, "hooks.SessionStart[1].hooks[0]": Translated, "hooks.Stop[0].hooks[0]": Translated,
+		"hooks.PreCompact[0].hooks[0]": Ignored,
+	}
+	for _, e := range r.Entries {
+		if st, ok := want[e.Key]; !ok || st != e.Status {
+			t.Errorf("%s: %s (%s), want %s", e.Key, e.Status, e.Why, st)
+		}
+		delete(want, e.Key)
+	}
+	if len(want) > 0 {
+		t.Errorf("not reported: %v", want)
+	}
+	pre := r.Plan.Hooks["PreToolUse"]
+	if len(pre) != 1 || pre[0].OnFailure != "block" || pre[0].Hooks[0].Command != "a" || len(r.Plan.Hooks["SessionStart"]) != 1 || r.Plan.Hooks["Stop"][0].Hooks[0].Timeout != 3 {
+		t.Errorf("plan hooks: %+v", r.Plan.Hooks)
+	}
+}
