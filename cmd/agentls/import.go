@@ -214,7 +214,7 @@ func (c *cli) printImport(rep *importcfg.Report, out *importOutcome, write bool,
 	switch {
 	case werr != nil:
 		fmt.Fprintf(c.stderr, "agentls import: %s\n", sandbox.Visible(werr.Error()))
-	case !write && rep.Plan.Empty():
+	case rep.Plan.Empty():
 		fmt.Fprintln(w, "Nothing to write.")
 	case !write:
 		fmt.Fprintf(w, "Nothing written. With --write, what translates is added to %s and %s (never to a project's file).\n",

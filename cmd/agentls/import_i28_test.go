@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -424,5 +425,36 @@ func TestImport_Issue28_DamagedFiles(t *testing.T) {
 	}
 	if code, out, errs := e.run(t, "", "import", "--help"); code != 0 || !strings.Contains(out+errs, "-write") {
 		t.Errorf("--help: exit %d", code)
+	}
+}
+
+// TestImport_Issue28_FilesReadCarefully: the source files are read as
+// untrusted configuration: a project file that is a symlink out of the
+// workspace and a user file that is a FIFO are reported unreadable at
+// once (no hang, nothing of them imported), and control bytes in an
+// entry are shown as escapes.
+func TestImport_Issue28_FilesReadCarefully(t *testing.T) {
+	e := newImportEnv(t)
+	outside := e.file(t, t.TempDir(), "settings.json", `{"permissions": {"deny": ["Bash(outside)"]}}`)
+	os.MkdirAll(filepath.Join(e.ws, ".claude"), 0o755)
+	if err := os.Symlink(outside, filepath.Join(e.ws, ".claude/settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(e.home, ".claude"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(e.home, ".claude/settings.json"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	e.file(t, e.ws, ".claude/settings.local.json", `{"permissions": {"deny": ["Bash(evil \u001b[2J\u202e)"]}}`)
+	code, out, errs := e.run(t, "", "import", "claude", "--root", e.ws)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"~/.claude/settings.json: unreadable", ".claude/settings.json (project): unreadable", `\x1b[2J\u202e`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "outside") || strings.ContainsAny(out, "\x1b\u202e") {
+		t.Errorf("report shows what it must not:\n%q", out)
 	}
 }
