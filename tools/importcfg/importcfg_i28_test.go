@@ -246,3 +246,37 @@ func TestImportcfg_Issue28_Hooks(t *testing.T) {
 		t.Errorf("plan hooks: %+v", r.Plan.Hooks)
 	}
 }
+
+// FuzzIssue28_CodexConfig: whatever config.toml holds, the Codex
+// translator does not panic, reports a file it cannot parse as unreadable,
+// and every entry it translates says to what, every one it ignores why.
+func FuzzIssue28_CodexConfig(f *testing.F) {
+	for _, s := range []string{
+		"model = \"gpt-5\"\n[mcp_servers.a]\ncommand = \"x\"\nargs = [1]\nenv = { A = 2 }\n",
+		"model_provider = \"p\"\n[model_providers.p]\nbase_url = 3\n",
+		"[sandbox_workspace_write]\nnetwork_access = \"yes\"\n[projects.\"/x\"]\ntrust_level = \"trusted\"\n",
+		"mcp_servers = 1\nsandbox_workspace_write = []\n", "[broken\n", "a = 1979-05-27T07:32:00Z\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &Report{Source: "codex"}
+		rd := &reader{r: r, home: "/home/u"}
+		doc, err := decodeTOML(data)
+		if err != nil {
+			if strings.Contains(err.Error(), string(data)) && len(data) > 8 {
+				t.Fatalf("the error quotes the file: %v", err)
+			}
+			return
+		}
+		rd.codex(doc, origin{shown: "config.toml", root: "/ws", home: "/home/u"})
+		for _, e := range r.Entries {
+			if e.Status == Translated && len(e.To) == 0 || e.Status == Ignored && e.Why == "" {
+				t.Fatalf("entry without its translation or reason: %+v", e)
+			}
+		}
+		if _, _, err := MergeConfig(nil, &r.Plan); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
