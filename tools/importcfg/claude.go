@@ -754,7 +754,7 @@ func (rd *reader) claudeState(data []byte, o origin) {
 func (rd *reader) claudeProjects(projects map[string]any, o origin) {
 	n := 0
 	for _, k := range slices.Sorted(maps.Keys(projects)) {
-		if o.root == "" || filepath.Clean(k) != filepath.Clean(o.root) {
+		if !sameDir(k, o.root) {
 			n++
 			continue
 		}
@@ -796,4 +796,18 @@ func (rd *reader) claudeProjects(projects map[string]any, o origin) {
 	if n > 0 {
 		rd.add(Entry{File: o.shown, Key: fmt.Sprintf("projects (%d others)", n), Status: Ignored, Why: "other workspaces than this one"})
 	}
+}
+
+// sameDir reports whether the directory a project key of ~/.claude.json
+// names is root (which is symlink-free): Claude Code records the
+// directory it was started in, which may lead to root through a link.
+func sameDir(k, root string) bool {
+	if root == "" || !filepath.IsAbs(k) {
+		return false
+	}
+	if filepath.Clean(k) == filepath.Clean(root) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(k)
+	return err == nil && real == filepath.Clean(root)
 }

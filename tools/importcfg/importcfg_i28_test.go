@@ -280,3 +280,25 @@ func FuzzIssue28_CodexConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestImportcfg_Issue28_LocalServersThroughLink: ~/.claude.json records a
+// workspace by the directory Claude Code was started in; a path that
+// leads to the workspace through a symlink is the same workspace, and its
+// local servers are imported; another workspace's are not.
+func TestImportcfg_Issue28_LocalServersThroughLink(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	ws, _ = filepath.EvalSymlinks(ws)
+	link := filepath.Join(home, "proj")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(map[string]any{"projects": map[string]any{
+		link:    map[string]any{"mcpServers": map[string]any{"mine": map[string]any{"command": "m"}}},
+		"/else": map[string]any{"mcpServers": map[string]any{"theirs": map[string]any{"command": "t"}}},
+	}})
+	os.WriteFile(filepath.Join(home, ".claude.json"), data, 0o600)
+	r := Claude(Env{Home: home, Root: ws})
+	if _, ok := r.Plan.MCPServers["mine"]; !ok || len(r.Plan.MCPServers) != 1 {
+		t.Errorf("servers: %v; entries %+v", r.Plan.MCPServers, r.Entries)
+	}
+}
