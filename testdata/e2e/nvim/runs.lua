@@ -117,6 +117,29 @@ local function run()
   check(has(t2, "✗ read_file ../outside.txt refused: path_outside_root"), "a refused call shows its error code", t2)
   check(has(t2, "steps: run_command exit 126; read_file path_outside_root"), "the steps show exit 126, not ok", t2)
   check(ex.status == "done", "execute done", ex)
+  -- K on a step says why it ran or was refused (issue 28, E21).
+  local lnum_cmd, lnum_read
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(r2.bufnr, 0, -1, false)) do
+    if has(l, "✗ run_command ./build.sh: exit 126") then
+      lnum_cmd = i
+    elseif has(l, "✗ read_file ../outside.txt refused") then
+      lnum_read = i
+    end
+  end
+  local why_cmd = lnum_cmd and table.concat(runs.why_lines(r2, lnum_cmd) or {}, "\n") or ""
+  check(has(why_cmd, "run_command ./build.sh: ask") and has(why_cmd, "asked because") and has(why_cmd, "approved by: user"),
+    "K on the command's step: asked, why, and that the user approved", why_cmd)
+  local why_read = lnum_read and table.concat(runs.why_lines(r2, lnum_read) or {}, "\n") or ""
+  check(has(why_read, "read_file") and has(why_read, "deny") and has(why_read, "denied because"), "K on the refused read: denied, and why", why_read)
+  runs.open(r2, true)
+  vim.api.nvim_win_set_cursor(0, { lnum_cmd or 1, 0 })
+  vim.cmd("normal K")
+  local float = runs.why_win and vim.api.nvim_win_is_valid(runs.why_win) and text(vim.api.nvim_win_get_buf(runs.why_win)) or ""
+  check(has(float, "asked because"), "K opens the explanation in a floating window", float)
+  if runs.why_win and vim.api.nvim_win_is_valid(runs.why_win) then
+    vim.api.nvim_win_close(runs.why_win, true)
+  end
+  vim.cmd("wincmd p")
   local run_wins = vim.tbl_filter(function(w)
     return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):find("agentls://run/", 1, true) ~= nil
   end, vim.api.nvim_list_wins())

@@ -319,8 +319,12 @@ function M.begin(command, arg)
   if arg.range then
     target = string.format("%s:%d-%d", target, arg.range.start.line + 1, arg.range["end"].line + 1)
   end
-  local run = { n = #M.runs + 1, mode = mode, target = target, instruction = arg.instruction or "", status = "running", step = "starting", streamed = "" }
+  local run = { n = #M.runs + 1, mode = mode, target = target, instruction = arg.instruction or "", status = "running", step = "starting", streamed = "", explains = {} }
   run.bufnr = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_keymap(run.bufnr, "n", "K", "", { noremap = true, desc = "agentls: why was this step allowed, asked or denied?",
+    callback = function()
+      M.show_why(run, vim.api.nvim_win_get_cursor(0)[1])
+    end })
   vim.api.nvim_buf_set_name(run.bufnr, string.format("agentls://run/%d %s", run.n, mode))
   -- Highlighting only, by the syntax file: the markdown filetype's
   -- ftplugin starts a tree-sitter parser on Neovim 0.12, which fails where
@@ -376,8 +380,12 @@ function M.event(_, e)
     run.step = string.format("turn %d %s", e.turn or 0, e.tool or "?")
     vim.cmd("redrawstatus!")
   elseif e.kind == "toolResult" then
+    local first = vim.api.nvim_buf_is_valid(run.bufnr) and vim.api.nvim_buf_line_count(run.bufnr) + 1 or 0
     for _, l in ipairs(M.tool_result_lines(e)) do
       line(run, sub .. l)
+    end
+    if type(e.explain) == "table" then
+      table.insert(run.explains, { line = first, explain = e.explain })
     end
   elseif e.kind == "log" then
     line(run, string.format("%s[%s] %s", sub, e.level or "info", e.message or ""))
@@ -490,6 +498,45 @@ function M.pick_plan()
 end
 
 -- setup takes the runs option of agentls.setup (the commands are usercommands.lua's).
+-- why_lines explains the step shown at line lnum of run's buffer (the
+-- nearest tool result at or above it, issue 28, E21): why it was allowed,
+-- asked or denied, the rule and where it was written, who approved. nil
+-- when no step is there.
+function M.why_lines(run, lnum)
+  local found
+  for _, x in ipairs(run.explains or {}) do
+    if x.line <= lnum then
+      found = x.explain
+    end
+  end
+  if not found then
+    return nil
+  end
+  local function v(k)
+    return type(found[k]) == "string" and M.visible(found[k]) or ""
+  end
+  local lines = { string.format("%s %s: %s", v("tool"), v("subject"), v("decision")) }
+  table.insert(lines, v("because"))
+  if v("rule") ~= "" then
+    table.insert(lines, "rule: " .. v("rule"))
+  end
+  table.insert(lines, "from: " .. v("origin") .. (v("profile") ~= "" and (" (profile " .. v("profile") .. ")") or ""))
+  if v("approved_by") ~= "" then
+    table.insert(lines, "approved by: " .. v("approved_by") .. (v("grant") ~= "" and (" (kept answer " .. v("grant") .. ")") or ""))
+  end
+  return lines
+end
+
+-- show_why shows why_lines in a floating window by the cursor.
+function M.show_why(run, lnum)
+  local lines = M.why_lines(run, lnum)
+  if not lines then
+    vim.notify("agentls: no step on this line (K on a tool call's result says why it ran)", vim.log.levels.INFO, { title = "agentls" })
+    return
+  end
+  M.why_win = select(2, vim.lsp.util.open_floating_preview(lines, "", { border = "single", max_width = 100 }))
+end
+
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
 end
