@@ -38,11 +38,16 @@ func TestManager_B6_Issue26_TimeoutRecycles(t *testing.T) {
 // line fails that call with an error naming the size, costs the server
 // none of its lives, and the next call reaches the server.
 func TestManager_B6_Issue26_OversizedAnswer(t *testing.T) {
-	m := start(t, map[string]ServerConfig{"s": self(t)})
+	// Just over the line (17 MiB), and a timeout no loaded machine
+	// reaches: the call must fail for its size, not its time (at load
+	// 20 a 50 MB answer under -race took past the default minute).
+	c := self(t)
+	c.Timeout = 600
+	m := start(t, map[string]ServerConfig{"s": c})
 	r := gatewayOf(t, m, approveAll{})
-	res := callOK(t, r, "mcp__s__big", `{"chars":50000000}`)
+	res := callOK(t, r, "mcp__s__big", `{"chars":17825792}`)
 	if !res.IsError || !strings.Contains(res.Content, "over 16 MiB") || strings.Contains(res.Content, "crashed") {
-		t.Errorf("a 50 MB answer: %.300s", res.Content)
+		t.Errorf("a 17 MiB answer: %.300s", res.Content)
 	}
 	checkStillServes(t, m, r)
 }
