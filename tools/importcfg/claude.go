@@ -523,7 +523,7 @@ func (rd *reader) hook(e *Entry, event hooks.Event, matcher, groupFail string, h
 		return
 	}
 	if c, ok := h["command"].(string); ok {
-		e.Value = short(c)
+		e.Value = masked(c)
 	}
 	if o.project {
 		e.Why = whyProjectHook
@@ -667,6 +667,9 @@ func (rd *reader) addServer(e *Entry, name string, c mcp.ServerConfig, notes []s
 	if len(c.Env) > 0 || len(c.Headers) > 0 {
 		notes = append(notes, "env and header values are copied, not shown")
 	}
+	if strings.Contains(e.Value, "***") {
+		notes = append(notes, "what looks like a credential is shown as ***, and copied as written")
+	}
 	p.server(name, c)
 	e.Status, e.To, e.Why = Translated, []string{"config.json mcpServers." + keyPart(name)}, strings.Join(notes, "; ")
 }
@@ -717,7 +720,7 @@ func serverValue(c *mcp.ServerConfig) string {
 	if len(c.Headers) > 0 {
 		s += " (headers " + strings.Join(slices.Sorted(maps.Keys(c.Headers)), ", ") + ")"
 	}
-	return short(s)
+	return masked(s)
 }
 
 // claudeState reports ~/.claude.json: Claude Code's state, of which the

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -249,4 +250,15 @@ func (r *Report) Counts() map[Status]int {
 		n[e.Status]++
 	}
 	return n
+}
+
+// secretArg finds what looks like a credential in a command line or URL
+// copied into a report: the value after token=, --api-key, Bearer and the
+// like.
+var secretArg = regexp.MustCompile(`(?i)((?:[\w-]*(?:token|secret|password|passwd|api[_-]?key|auth)[\w-]*\s*[=:]\s*)|(?:--?[\w-]*(?:token|secret|password|api[_-]?key)[\w-]*\s+)|(?:bearer\s+))((?:bearer\s+)?(?:"[^"]*"|'[^']*'|[^\s&"']+))`)
+
+// masked is s, shortened, with what looks like a credential replaced by
+// ***: a report may be pasted where others read it.
+func masked(s string) string {
+	return short(secretArg.ReplaceAllString(s, "${1}***"))
 }

@@ -302,3 +302,21 @@ func TestImportcfg_Issue28_LocalServersThroughLink(t *testing.T) {
 		t.Errorf("servers: %v; entries %+v", r.Plan.MCPServers, r.Entries)
 	}
 }
+
+// TestImportcfg_Issue28_MasksCredentials: a credential in a hook's
+// command, a server's arguments or URL is shown as *** in the report and
+// copied as written.
+func TestImportcfg_Issue28_MasksCredentials(t *testing.T) {
+	data := []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "curl -H 'Authorization: Bearer sk-live-1' https://x?api_key=k-2&v=1"}]}]},
+	  "mcpServers": {"a": {"command": "srv", "args": ["--api-key", "k-3", "--token=k-4", "--port", "8"]}, "b": {"url": "https://h/mcp?token=k-5"}}}`)
+	r := translate(data, false)
+	raw, _ := json.Marshal(r.Entries)
+	for _, secret := range []string{"sk-live-1", "k-2", "k-3", "k-4", "k-5"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("the report shows %s: %s", secret, raw)
+		}
+	}
+	if !strings.Contains(string(raw), "--port 8") || r.Plan.MCPServers["a"].Args[1] != "k-3" {
+		t.Errorf("masked too much, or the plan lost the value: %s %+v", raw, r.Plan.MCPServers["a"])
+	}
+}
