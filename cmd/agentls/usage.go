@@ -28,7 +28,7 @@ var synopses = map[string]string{
 	"trust":    "agentls trust [--root DIR] [--yes|--revoke]   review and trust the project's hooks and MCP servers",
 	"policy":   "agentls policy [list] [--json] | agentls policy --revoke ID|all   the kept \"always\" answers (scope, tool, subject, when), and forgetting them",
 	"why":      "agentls why [--json] RUN-ID[:STEP]   why each step of a run was allowed, asked or denied: the rule, where it comes from, who approved",
-	"import":   "agentls import [--write] claude|codex   what of Claude Code's or Codex's settings agentls honours, translates or ignores, and why",
+	"import":   "agentls import [--write] [--json] [--root DIR] claude|codex   what of Claude Code's or Codex's settings agentls honours, translates or ignores, and why",
 	"demo":     "agentls demo   an offline demo with a built-in scripted model",
 	"version":  "agentls version [--sandbox]   the version, and which sandbox layers this machine has",
 }
