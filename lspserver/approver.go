@@ -44,18 +44,27 @@ func (a approver) Approve(ctx context.Context, req *tools.ApprovalRequest) (tool
 	}
 	switch pick := a.s.ask(ctx, protocol.MessageTypeWarning, msg, actions...); pick {
 	case command.ActionApprove, command.ActionApproveControl:
-		a.s.mu.Lock()
-		auto := a.s.caps.autoApprove
-		a.s.mu.Unlock()
-		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Auto: auto}, nil
+		return tools.ApprovalResponse{Answer: tools.AnswerApprove, Auto: a.flagAnswers(true)}, nil
 	case command.ActionDenyWithReason:
 		return a.denyWithReason(ctx, req.Tool), nil
 	case "":
-		return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+		return tools.ApprovalResponse{Answer: tools.AnswerDeny, Auto: a.flagAnswers(false)}, nil
 	case alwaysActions[tools.ScopeSession], alwaysActions[tools.ScopeWorkspace], alwaysActions[tools.ScopeEverywhere]:
 		return alwaysAnswer(pick, req.Scopes), nil
 	}
 	return tools.ApprovalResponse{Answer: tools.AnswerDeny}, nil
+}
+
+// flagAnswers reports whether the client's flag, not a person, gave a
+// yes (headless --approve=all) or a no (--approve=never), for the
+// step's explanation and the audit (E21).
+func (a approver) flagAnswers(yes bool) bool {
+	a.s.mu.Lock()
+	defer a.s.mu.Unlock()
+	if yes {
+		return a.s.caps.autoApprove
+	}
+	return a.s.caps.unattended
 }
 
 // alwaysActions are the titles of the "always" answers, per scope (E21).

@@ -72,9 +72,10 @@ type ApprovalResponse struct {
 	// question failed); the answer is AnswerDeny, and the model is told
 	// so rather than that the user declined.
 	Unanswered bool
-	// Auto: a flag approved, not a person (headless --approve=all): the
-	// call counts as the user's approval, and its explanation and audit
-	// record say [ByFlag] (E21).
+	// Auto: a flag answered, not a person (headless --approve=all or
+	// never): an approval counts as the user's, and its explanation and
+	// audit record say [ByFlag]; a deny's explanation says the flag
+	// declined (E21).
 	Auto bool
 }
 
@@ -121,7 +122,7 @@ func (a *approvals) Ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 	case ans.Answer == AnswerApprove, ans.Answer == AnswerAlways, ans.Answer == AnswerModify:
 		return ans, true
 	}
-	return ApprovalResponse{Answer: AnswerDeny, Reason: ans.Reason}, true
+	return ApprovalResponse{Answer: AnswerDeny, Reason: ans.Reason, Auto: ans.Auto}, true
 }
 
 // call approves a call the policy asks about (T7): an earlier "always"
@@ -130,7 +131,7 @@ func (a *approvals) Ask(ctx context.Context, req *ApprovalRequest) (ans Approval
 // approved ("user", "user(always:SCOPE)" for the user's "always" now, or
 // "always:SCOPE" for an earlier answer at the session, workspace or
 // everywhere scope, with the ID of its grant: "" when kept in memory),
-// or the refusal.
+// or the refusal (with by "flag" when a flag declined, not a person).
 func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (by, grant string, refusal *ToolError) {
 	never := neverAlways(v)
 	var k allowKey
@@ -166,7 +167,10 @@ func (a *approvals) call(ctx context.Context, t *Tool, v *Verdict) (by, grant st
 		return "", "", failure(CodeApprovalDenied, "", fmt.Sprintf("nobody answered the question about %s within the approval timeout (%s), so it did not run", t.Name, a.timeout),
 			"do not assume the user declined; go on without this call or ask the user later")
 	}
-	return "", "", declined(t.Name, ans.Reason)
+	if ans.Auto {
+		by = ByFlag // the flag declined, not a person (the explanation says so)
+	}
+	return by, "", declined(t.Name, ans.Reason)
 }
 
 // keptScope is the scope an "always" answer is kept at: the one the user

@@ -226,6 +226,8 @@ func (e *Explanation) approvedBy(by, grant string, res *Result) {
 		e.Code = res.Code
 	}
 	switch {
+	case res.declinedByFlag && res.Code == CodeApprovalDenied:
+		e.Outcome = "declined by the --approve=never flag, without a question to a person"
 	case res.Code == CodeApprovalDenied && e.Decision != Deny && res.UserReason != "":
 		e.Outcome = "the user declined it: " + cut(res.UserReason, 300)
 	case res.Code == CodeApprovalDenied && e.Decision != Deny && strings.Contains(res.Content, "nobody answered"):

@@ -345,7 +345,9 @@ func (r *Gateway) execute(ctx context.Context, p prepared, rec *AuditRecord) (re
 	default:
 		by, grant, refusal := r.ask.call(cctx, t, &p.verdict)
 		if refusal != nil {
-			return refusal.Result(), false, nil
+			res := refusal.Result()
+			res.declinedByFlag = by == ByFlag
+			return res, false, nil
 		}
 		rec.ApprovedBy, rec.Grant = by, grant
 		env.Call.UserApproved = by == ByUser || by == ByFlag || strings.HasPrefix(by, "user(always:")

@@ -229,6 +229,9 @@ type Result struct {
 	// it run (E21), set by [Gateway.Call] for the run's steps, the audit
 	// log and the run views. Never sent to the model.
 	Explain *Explanation `json:"-"`
+	// declinedByFlag: the client's flag declined the call, not a person
+	// (headless --approve=never), for its explanation.
+	declinedByFlag bool
 }
 
 // FileLanded is a file a command changed, as it landed.
