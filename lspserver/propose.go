@@ -118,7 +118,22 @@ func (p *proposer) prepare(ch *tools.FileChange) (*proposal, *tools.EditOutcome)
 	if ch.Create && caps.documentChanges && !caps.createFiles {
 		return nil, refuse("the editor cannot create files; ask the user to create %s", ch.Path)
 	}
-	return &proposal{ch: ch, u: u, v: v, caps: caps, hs: computeHunks(v.text, string(ch.New))}, nil
+	if !v.open && v.exists {
+		// The disk holds ch.Old (checked above): the proposal keeps the
+		// change's own bytes rather than a second copy of the file.
+		v.text = frozenString(ch.Old)
+		v.disk = v.text
+	}
+	return &proposal{ch: ch, u: u, v: v, caps: caps, hs: ownHunks(computeHunks(v.text, frozenString(ch.New)))}, nil
+}
+
+// ownHunks copies the hunks' texts out of the texts they were computed
+// from, so that a hunk never keeps a whole file alive.
+func ownHunks(hs []hunk) []hunk {
+	for i := range hs {
+		hs[i].Repl, hs[i].Lines, hs[i].What = strings.Clone(hs[i].Repl), strings.Clone(hs[i].Lines), strings.Clone(hs[i].What)
+	}
+	return hs
 }
 
 // confirm asks the user first where the flow says so, and reports
@@ -141,7 +156,7 @@ func (p *proposer) confirm(ctx context.Context, pr *proposal) (pre bool, out *to
 	// One question with the diff first, for clients that do not show
 	// per-hunk confirmation; Neovim, for one, applies edits the moment
 	// they arrive. The question is withdrawn when the file changes.
-	msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, string(ch.New))) + pr.checks.suffix(ctx)
+	msg := fmt.Sprintf("agentls wants to change %s:\n\n%s", ch.Path, unifiedDiff(ch.Path, cur, frozenString(ch.New))) + pr.checks.suffix(ctx)
 	typ, approve := protocol.MessageTypeInfo, command.ActionApprove
 	if ch.Control {
 		msg, typ, approve = controlWarning(ch)+"\n\n"+msg, protocol.MessageTypeWarning, command.ActionApproveControl
@@ -170,9 +185,12 @@ func (p *proposer) send(ctx context.Context, pr *proposal, pre bool) (*tools.Edi
 	if writesClosed(pr, now) {
 		return p.writeClosed(pr), nil
 	}
+	// What verify needs of now, taken before the edit is sent, so that the
+	// disk's text read here is not kept while the editor applies it.
+	wasOpen, oldVersion, userDirty := now.open, now.version, now.open && now.text != now.disk
 	var version *int32
-	if now.open {
-		version = &now.version
+	if wasOpen {
+		version = &oldVersion
 	}
 	params := buildEdit(pr.caps, pr.u, ch, version, cur, pr.hs, !pre)
 	pr.checks.annotate(ctx, params)
@@ -201,7 +219,7 @@ func (p *proposer) send(ctx context.Context, pr *proposal, pre bool) (*tools.Edi
 		return out, nil
 	}
 	hs, changed := res.Agentls.edited(pr.hs)
-	out, err := p.verify(ctx, ch, pr.u, cur, hs, now.open, now.version, now.open && now.text != now.disk)
+	out, err := p.verify(ctx, ch, pr.u, cur, hs, wasOpen, oldVersion, userDirty)
 	res.Agentls.tellUser(out, pr.hs, changed)
 	return out, err
 }

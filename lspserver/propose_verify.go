@@ -22,7 +22,7 @@ const verifyTimeout = 5 * time.Second
 // and reports which hunks really landed, then makes sure the result
 // reaches the disk without saving edits of the user's own.
 func (p *proposer) verify(ctx context.Context, ch *tools.FileChange, u uri.URI, old string, hs []hunk, wasOpen bool, oldVersion int32, userDirty bool) (*tools.EditOutcome, error) {
-	expected := string(ch.New)
+	expected := frozenString(ch.New) // not a copy (issue 27 item 2)
 	got, fromBuffer, seen := p.await(ctx, u, ch.Path, old, expected, wasOpen, oldVersion, !ch.Create)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

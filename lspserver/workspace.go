@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"unsafe"
 
 	"github.com/agentls/agentls/sandbox"
 )
@@ -37,10 +38,25 @@ func (w *workspace) ReadFile(ctx context.Context, rel string) ([]byte, error) {
 	return nil, fmt.Errorf("%w: %s is open in an editor buffer larger than agentls holds (%d bytes)", sandbox.ErrTooLarge, rel, maxDocBytes)
 }
 
-// disk reads rel from disk only, ignoring buffers.
+// disk reads rel from disk only, ignoring buffers. The bytes read become
+// the string without a copy: the buffer is this call's own and nothing
+// writes it again (issue 27 item 2: a proposal reads the disk several
+// times, and each read of a 10 MiB file cost 20 MiB).
 func (w *workspace) disk(rel string) (string, bool) {
 	b, err := w.root.ReadFile(rel, maxFileSize)
-	return string(b), err == nil
+	if err != nil {
+		return "", false
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// frozenString is the text of a change's bytes (tools.FileChange Old and
+// New) without a copy. A change is handed over whole: no tool writes its
+// buffers once it proposed it, and the strings are only read, so the
+// proposal holds the 10 MiB file of a one-line edit once, not twice
+// (issue 27 item 2).
+func frozenString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // Buffered reports whether the editor holds a buffer for rel: search

@@ -28,21 +28,40 @@ func tuneGC(getenv func(string) string) {
 }
 
 // headlessProcs runs a headless session on one P, unless the user set
-// GOMAXPROCS, and returns the function that restores the previous value
-// (issue 16). A headless run is one agent's loop: a model request, a tool
-// call, the next request, with the work that costs CPU running in the
-// commands' own processes. A second P only adds wake-ups: idle Ps woken
-// for goroutines that run for microseconds, and a sysmon that polls every
-// 20 µs while a P sits in a syscall, because another P is idle. Measured
-// on the replay (testdata/bench/replay.sh): the server's CPU 28.5 → 25.5
-// ms per session. `serve` keeps every P: editors send work concurrently.
+// GOMAXPROCS, and under the lower soft memory limit of a headless run
+// (headlessMemoryLimit), unless the user set GOMEMLIMIT; it returns the
+// function that restores the previous values (issue 16, issue 27 item 2).
+// A headless run is one agent's loop: a model request, a tool call, the
+// next request, with the work that costs CPU running in the commands' own
+// processes. A second P only adds wake-ups: idle Ps woken for goroutines
+// that run for microseconds, and a sysmon that polls every 20 µs while a P
+// sits in a syscall, because another P is idle. Measured on the replay
+// (testdata/bench/replay.sh): the server's CPU 28.5 → 25.5 ms per session.
+// `serve` keeps every P: editors send work concurrently.
 func headlessProcs(getenv func(string) string) (restore func()) {
+	restoreLimit := func() {}
+	if getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(headlessMemoryLimit)
+		restoreLimit = func() { debug.SetMemoryLimit(prev) }
+	}
 	if getenv("GOMAXPROCS") != "" {
-		return func() {}
+		return restoreLimit
 	}
 	prev := runtime.GOMAXPROCS(1)
-	return func() { runtime.GOMAXPROCS(prev) }
+	return func() { runtime.GOMAXPROCS(prev); restoreLimit() }
 }
 
 // memoryLimit is the soft limit of the heap (see tuneGC).
 const memoryLimit = 96 << 20
+
+// headlessMemoryLimit is the soft limit of a headless run's heap. A
+// one-line edit of a 10 MiB file holds the file four times at its peak
+// (issue 27 item 2): the tool's old and new text, which the proposal
+// keeps, and the headless client's own read of the file and the text it
+// writes — 40 MiB live, on a heap of ~6 MiB. Under 96 MiB the garbage of
+// the run's earlier reads was still there at that moment (peak RSS 101–102
+// MiB, BenchmarkBigEdit_I27); under 48 MiB the collector runs before the
+// heap doubles: 68–69 MiB, the same as under 40 MiB, so the rest is live.
+// A session's own heap of a few MiB never comes near it; `serve` holds the
+// editors' open documents as well and keeps memoryLimit.
+const headlessMemoryLimit = 48 << 20

@@ -50,3 +50,32 @@ func TestHeadlessProcs_Issue16(t *testing.T) {
 		t.Errorf("GOMAXPROCS=3 set by the user became %d", n)
 	}
 }
+
+// TestHeadlessMemoryLimit_Issue27: a headless run collects under the
+// lower soft limit of headlessMemoryLimit and gives the previous limit
+// back; a GOMEMLIMIT the user set wins.
+func TestHeadlessMemoryLimit_Issue27(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
+	restore := headlessProcs(func(string) string { return "" })
+	if limit := debug.SetMemoryLimit(-1); limit != headlessMemoryLimit {
+		t.Errorf("memory limit in a headless run = %d, want %d", limit, headlessMemoryLimit)
+	}
+	restore()
+	if limit := debug.SetMemoryLimit(-1); limit != memoryLimit {
+		t.Errorf("memory limit after the run = %d, want %d back", limit, memoryLimit)
+	}
+	for _, env := range []map[string]string{{"GOMEMLIMIT": "1GiB"}, {"GOMEMLIMIT": "1GiB", "GOMAXPROCS": "3"}} {
+		headlessProcs(func(k string) string { return env[k] })()
+		if limit := debug.SetMemoryLimit(-1); limit != memoryLimit {
+			t.Errorf("env %v: the headless run changed the memory limit to %d", env, limit)
+		}
+	}
+	restore = headlessProcs(func(k string) string { return map[string]string{"GOMAXPROCS": "3"}[k] })
+	if limit := debug.SetMemoryLimit(-1); limit != headlessMemoryLimit {
+		t.Errorf("GOMAXPROCS set: memory limit %d, want %d", limit, headlessMemoryLimit)
+	}
+	restore()
+	if limit := debug.SetMemoryLimit(-1); limit != memoryLimit {
+		t.Errorf("GOMAXPROCS set: memory limit after the run = %d, want %d back", limit, memoryLimit)
+	}
+}

@@ -1,10 +1,15 @@
 package headless
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -73,9 +78,13 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if err != nil {
 		return false, err.Error()
 	}
+	// The file is read once, into the one string the edits apply to; the
+	// stale check below streams the disk against it, and the approved text
+	// is written from the string itself: a one-line edit of a 10 MiB file
+	// holds two copies here, the old text and the new (issue 27 item 2).
 	old, existed := "", false
-	if b, err := os.ReadFile(path); err == nil {
-		old, existed = string(b), true
+	if text, err := readText(path); err == nil {
+		old, existed = text, true
 	} else if !created {
 		return false, rel + " does not exist"
 	}
@@ -97,19 +106,76 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if len(keep) == 0 {
 		return false, ""
 	}
-	next, err := lspserver.ApplyEdits(old, keep)
-	if err != nil {
-		return false, err.Error()
+	next := proposed // every hunk approved as shown: the text shown is the one written
+	if !slices.Equal(keep, all) {
+		if next, err = lspserver.ApplyEdits(old, keep); err != nil {
+			return false, err.Error()
+		}
 	}
 	// T17: the file may have changed while the questions were open; the
 	// ranges are for what was shown, so they must not land on anything else.
-	if now, err := os.ReadFile(path); (err == nil) != existed || string(now) != old {
+	if !sameOnDisk(path, old, existed) {
 		return false, "stale: " + rel + " changed on disk while the change was being confirmed"
 	}
-	if err := c.writeAtomic(rel, []byte(next)); err != nil {
+	if err := c.writeAtomic(rel, readOnlyBytes(next)); err != nil {
 		return false, "write " + rel + ": " + err.Error()
 	}
 	return true, ""
+}
+
+// readText reads the file at path into one string, sized from the
+// file's length (a file that grows meanwhile is read on).
+func readText(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		b.Grow(int(fi.Size()))
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// sameOnDisk reports whether the file at path still holds text (or, when
+// existed is false, still does not exist). It compares while it reads, a
+// block at a time, without holding a second copy of the file.
+func sameOnDisk(path, text string, existed bool) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return !existed && errors.Is(err, fs.ErrNotExist)
+	}
+	defer f.Close()
+	if !existed {
+		return false
+	}
+	buf := make([]byte, 64<<10)
+	rest := text
+	for {
+		n, err := f.Read(buf)
+		if n > len(rest) || string(buf[:n]) != rest[:n] {
+			return false
+		}
+		rest = rest[n:]
+		if err == io.EOF {
+			return rest == ""
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// readOnlyBytes returns the bytes of s without copying them, for a
+// callee that only reads them (the atomic write): a copy of a 10 MiB text
+// costs 10 MiB at the peak of an edit (issue 27 item 2). The slice must
+// never be written to.
+func readOnlyBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // textEdits returns the edits of dc with their annotation IDs ("" for a

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -72,7 +73,10 @@ func runEditFile(ctx context.Context, env *tools.Env, a *editArgs) (tools.Result
 	if env.Reads.Stale(rel, content) {
 		return staleResult(env, rel), nil
 	}
-	cur := string(content)
+	// Each edit builds the next text in one buffer of its size from the
+	// one before; the file as read is never copied: a one-line edit of a
+	// 10 MiB file holds the old text and the new, 20 MiB (issue 27 item 2).
+	cur := content
 	for i, e := range a.Edits {
 		next, f := applyEdit(cur, i, e.OldText, e.NewText)
 		if f != nil {
@@ -80,22 +84,23 @@ func runEditFile(ctx context.Context, env *tools.Env, a *editArgs) (tools.Result
 		}
 		cur = next
 	}
-	if cur == string(content) {
+	if bytes.Equal(cur, content) {
 		return tools.Fail(tools.CodeInvalidArgs, "edits", "the edits leave the file unchanged", "check what you meant to change"), nil
 	}
-	return propose(ctx, env, &tools.FileChange{Path: rel, Old: content, New: []byte(cur), Tool: "edit_file"})
+	return propose(ctx, env, &tools.FileChange{Path: rel, Old: content, New: cur, Tool: "edit_file"})
 }
 
-// applyEdit replaces the single occurrence of old in content by new. When
-// the file uses CRLF and old does not, old and new are matched in CRLF.
-func applyEdit(content string, i int, old, new string) (string, *tools.ToolError) {
+// applyEdit returns a new buffer: content with the single occurrence of
+// old replaced by new. When the file uses CRLF and old does not, old and
+// new are matched in CRLF. content itself is never written.
+func applyEdit(content []byte, i int, old, new string) ([]byte, *tools.ToolError) {
 	field := fmt.Sprintf("edits.%d", i)
 	if old == new {
-		return "", failure(tools.CodeInvalidArgs, field+".new_text", "new_text equals old_text, so this edit changes nothing",
+		return nil, failure(tools.CodeInvalidArgs, field+".new_text", "new_text equals old_text, so this edit changes nothing",
 			"drop the edit or change new_text")
 	}
 	n, at := countMatches(content, old)
-	if n == 0 && strings.Contains(content, "\r\n") && !strings.Contains(old, "\r") {
+	if n == 0 && bytes.Contains(content, []byte("\r\n")) && !strings.Contains(old, "\r") {
 		crOld := strings.ReplaceAll(old, "\n", "\r\n")
 		if n, at = countMatches(content, crOld); n > 0 {
 			old, new = crOld, strings.ReplaceAll(new, "\n", "\r\n")
@@ -108,24 +113,28 @@ func applyEdit(content string, i int, old, new string) (string, *tools.ToolError
 			reason += " (as changed by the earlier edits of this call)"
 		}
 		hint := "read the file again and copy old_text exactly, with its whitespace and indentation and without line numbers"
-		if line := looseMatchLine(content, old); line > 0 {
+		if line := looseMatchLine(string(content), old); line > 0 {
 			hint = fmt.Sprintf("text that differs only in whitespace starts at line %d; copy it exactly", line)
 		}
-		return "", failure(tools.CodeNoMatch, field+".old_text", reason, hint)
+		return nil, failure(tools.CodeNoMatch, field+".old_text", reason, hint)
 	case 1:
-		return content[:at] + new + content[at+len(old):], nil
+		next := make([]byte, 0, len(content)-len(old)+len(new))
+		next = append(next, content[:at]...)
+		next = append(next, new...)
+		return append(next, content[at+len(old):]...), nil
 	default:
-		return "", failure(tools.CodeAmbiguousMatch, field+".old_text", fmt.Sprintf("old_text matches %d places", n),
+		return nil, failure(tools.CodeAmbiguousMatch, field+".old_text", fmt.Sprintf("old_text matches %d places", n),
 			"include more surrounding lines in old_text so that it matches exactly once")
 	}
 }
 
 // countMatches counts the occurrences of sub in s, overlapping ones too
 // ("aa" occurs twice in "aaa"), and returns the offset of the first.
-func countMatches(s, sub string) (n, first int) {
+func countMatches(s []byte, sub string) (n, first int) {
 	first = -1
+	b := []byte(sub)
 	for i := 0; i <= len(s); {
-		j := strings.Index(s[i:], sub)
+		j := bytes.Index(s[i:], b)
 		if j < 0 {
 			break
 		}
