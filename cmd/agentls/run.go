@@ -23,10 +23,10 @@ import (
 const usage = `usage:
   agentls [serve] [-log FILE] [-v]     speak LSP on stdio (editors start this)
   agentls plan|review|exec [--file F] [--range L1:C1-L2:C2] [--approve ask|never|all] [--json]
-                       [--continue | --session ID] INSTRUCTION
+                       [--explain] [--continue | --session ID] INSTRUCTION
   agentls sessions [--json] [show ID]  this workspace's sessions, the last used first
   agentls revert [--json] [RUN]        restore the files a run changed (default: the last run)
-  agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... < calls.jsonl
+  agentls vet --root DIR [--policy FILE] [--profile NAME] [--resolve HOST:PORT:ADDR]... [--explain] < calls.jsonl
   agentls call [--root DIR] [--approve never|all] TOOL JSON
   agentls mcp list [--root DIR] [--json]  the MCP servers, their state and tools
   agentls trust [--root DIR] [--yes|--revoke]  review and trust the project's hooks and MCP servers
