@@ -65,6 +65,10 @@ func (c *cli) why(_ context.Context, name string, args []string) int {
 		}
 		return c.fail(name, err)
 	}
+	if rec := s.Recovery(); rec != nil {
+		// A damaged log: what could be read is explained, and that says so.
+		fmt.Fprintf(c.stderr, "agentls: %s\n", sandbox.VisibleText(rec.String()))
+	}
 	var run *session.RunInfo
 	for _, r := range s.Runs() {
 		if r.N == n {
