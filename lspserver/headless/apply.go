@@ -1,15 +1,16 @@
 package headless
 
 import (
+	"bufio"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
-	"unsafe"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -78,13 +79,13 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if err != nil {
 		return false, err.Error()
 	}
-	// The file is read once, into the one string the edits apply to; the
-	// stale check below streams the disk against it, and the approved text
-	// is written from the string itself: a one-line edit of a 10 MiB file
-	// holds two copies here, the old text and the new (issue 27 item 2).
-	old, existed := "", false
-	if text, err := readText(path); err == nil {
-		old, existed = text, true
+	// Issue 27 item 2: the file is read once, into the string the preview
+	// is computed from; the text written is built straight from the disk,
+	// after the questions, and never next to a second copy of the file: a
+	// one-line edit of a 10 MiB file holds 10 MiB here, not 60.
+	old, existed, sum := "", false, sha256.Sum256(nil)
+	if text, textSum, err := readText(path); err == nil {
+		old, existed, sum = text, true, textSum
 	} else if !created {
 		return false, rel + " does not exist"
 	}
@@ -92,11 +93,11 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if failure != "" {
 		return false, failure
 	}
-	proposed, err := lspserver.ApplyEdits(old, all)
+	spans, _, err := lspserver.EditSpans(old, all)
 	if err != nil {
 		return false, err.Error()
 	}
-	c.out.diff(rel, tools.UnifiedDiff(rel, old, proposed))
+	c.out.diff(rel, previewDiff(rel, old, spans))
 	keep := c.confirmHunks(rel, all, ids, notes, said)
 	if c.ctx.Err() != nil {
 		// Ctrl-C at a prompt (E17): nothing of this edit is written,
@@ -106,76 +107,179 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if len(keep) == 0 {
 		return false, ""
 	}
-	next := proposed // every hunk approved as shown: the text shown is the one written
-	if !slices.Equal(keep, all) {
-		if next, err = lspserver.ApplyEdits(old, keep); err != nil {
-			return false, err.Error()
-		}
+	spans, size, err := lspserver.EditSpans(old, keep)
+	if err != nil {
+		return false, err.Error()
 	}
 	// T17: the file may have changed while the questions were open; the
-	// ranges are for what was shown, so they must not land on anything else.
-	if !sameOnDisk(path, old, existed) {
+	// ranges are for what was shown, so they must not land on anything
+	// else. The new text is built from the disk as it is now, and only
+	// if the disk still holds, byte for byte, the text shown (sha256).
+	next, same := rebuild(path, existed, sum, spans, size)
+	if !same {
 		return false, "stale: " + rel + " changed on disk while the change was being confirmed"
 	}
-	if err := c.writeAtomic(rel, readOnlyBytes(next)); err != nil {
+	if err := c.writeAtomic(rel, next); err != nil {
 		return false, "write " + rel + ": " + err.Error()
 	}
 	return true, ""
 }
 
 // readText reads the file at path into one string, sized from the
-// file's length (a file that grows meanwhile is read on).
-func readText(path string) (string, error) {
+// file's length (a file that grows meanwhile is read on), and returns its
+// sha256 too.
+func readText(path string) (string, [sha256.Size]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", [sha256.Size]byte{}, err
 	}
 	defer f.Close()
 	var b strings.Builder
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
 		b.Grow(int(fi.Size()))
 	}
-	if _, err := io.Copy(&b, f); err != nil {
-		return "", err
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(&b, h), f); err != nil {
+		return "", [sha256.Size]byte{}, err
 	}
-	return b.String(), nil
+	return b.String(), [sha256.Size]byte(h.Sum(nil)), nil
 }
 
-// sameOnDisk reports whether the file at path still holds text (or, when
-// existed is false, still does not exist). It compares while it reads, a
-// block at a time, without holding a second copy of the file.
-func sameOnDisk(path, text string, existed bool) bool {
+// rebuild builds the text that the edits spans make of the file at path
+// (size bytes) while it reads the file: the bytes the edits keep go
+// straight into the new text, the others only into a hash. same is false,
+// and next nil, unless the file still holds the text whose sha256 is sum
+// (or, when existed is false, still does not exist).
+func rebuild(path string, existed bool, sum [sha256.Size]byte, spans []lspserver.EditSpan, size int) (next []byte, same bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return !existed && errors.Is(err, fs.ErrNotExist)
+		if existed || !errors.Is(err, fs.ErrNotExist) {
+			return nil, false
+		}
+		// A new file: the edits are its whole content.
+		next = make([]byte, 0, size)
+		for _, sp := range spans {
+			next = append(next, sp.Text...)
+		}
+		return next, true
 	}
 	defer f.Close()
 	if !existed {
-		return false
+		return nil, false
 	}
-	buf := make([]byte, 64<<10)
-	rest := text
-	for {
-		n, err := f.Read(buf)
-		if n > len(rest) || string(buf[:n]) != rest[:n] {
-			return false
+	h := sha256.New()
+	r := io.TeeReader(bufio.NewReaderSize(f, 64<<10), h)
+	next = make([]byte, size)
+	at, pos := 0, 0 // next[:at] is built; the file is read up to pos
+	for _, sp := range spans {
+		keep := sp.Start - pos
+		if at+keep+len(sp.Text) > size {
+			return nil, false
 		}
-		rest = rest[n:]
-		if err == io.EOF {
-			return rest == ""
+		if _, err := io.ReadFull(r, next[at:at+keep]); err != nil {
+			return nil, false
 		}
-		if err != nil {
-			return false
+		if _, err := io.CopyN(io.Discard, r, int64(sp.End-sp.Start)); err != nil {
+			return nil, false
 		}
+		at += keep
+		at += copy(next[at:], sp.Text)
+		pos = sp.End
 	}
+	if _, err := io.ReadFull(r, next[at:]); err != nil {
+		return nil, false
+	}
+	// The file must end here, and the bytes read must be the text shown.
+	if n, _ := io.Copy(io.Discard, r); n != 0 || [sha256.Size]byte(h.Sum(nil)) != sum {
+		return nil, false
+	}
+	return next, true
 }
 
-// readOnlyBytes returns the bytes of s without copying them, for a
-// callee that only reads them (the atomic write): a copy of a 10 MiB text
-// costs 10 MiB at the peak of an edit (issue 27 item 2). The slice must
-// never be written to.
-func readOnlyBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+// previewDiff is the unified diff of old and what spans make of it,
+// computed on the lines around the edits only (with the context the diff
+// shows), so that a one-line edit of a big file never builds the whole
+// new text to show it. Its hunk headers count lines from the file's start.
+func previewDiff(rel, old string, spans []lspserver.EditSpan) string {
+	if len(spans) == 0 {
+		return ""
+	}
+	from := strings.LastIndexByte(old[:spans[0].Start], '\n') + 1
+	to := len(old)
+	if i := strings.IndexByte(old[spans[len(spans)-1].End:], '\n'); i >= 0 {
+		to = spans[len(spans)-1].End + i + 1
+	}
+	for range previewContext {
+		if from > 0 {
+			from = strings.LastIndexByte(old[:from-1], '\n') + 1
+		}
+		if to < len(old) {
+			if i := strings.IndexByte(old[to:], '\n'); i >= 0 {
+				to += i + 1
+			} else {
+				to = len(old)
+			}
+		}
+	}
+	var b strings.Builder
+	pos := from
+	for _, sp := range spans {
+		b.WriteString(old[pos:sp.Start])
+		b.WriteString(sp.Text)
+		pos = sp.End
+	}
+	b.WriteString(old[pos:to])
+	d := tools.UnifiedDiff(rel, old[from:to], b.String())
+	skipped := strings.Count(old[:from], "\n")
+	if skipped == 0 {
+		return d
+	}
+	var out strings.Builder
+	for line := range strings.Lines(d) {
+		out.WriteString(shiftHunkHeader(line, skipped))
+	}
+	return out.String()
+}
+
+// previewContext is how many lines around the edits previewDiff gives the
+// diff: more than the 3 lines of context it shows, so that the window
+// never cuts the context short.
+const previewContext = 4
+
+// shiftHunkHeader adds skipped to both line numbers of a "@@ -a,b +c,d @@"
+// line; other lines are returned as they are.
+func shiftHunkHeader(line string, skipped int) string {
+	rest, ok := strings.CutPrefix(line, "@@ -")
+	if !ok {
+		return line
+	}
+	ranges, tail, ok := strings.Cut(rest, " @@")
+	if !ok {
+		return line
+	}
+	oldR, newR, ok := strings.Cut(ranges, " +")
+	if !ok {
+		return line
+	}
+	a, b, okA := shiftRange(oldR, skipped)
+	c, d, okC := shiftRange(newR, skipped)
+	if !okA || !okC {
+		return line
+	}
+	return "@@ -" + a + b + " +" + c + d + " @@" + tail
+}
+
+// shiftRange reads "12,3" as 12+skipped and ",3".
+func shiftRange(r string, skipped int) (string, string, bool) {
+	num, count, found := strings.Cut(r, ",")
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return "", "", false
+	}
+	if found {
+		count = "," + count
+	}
+	return strconv.Itoa(n + skipped), count, true
 }
 
 // textEdits returns the edits of dc with their annotation IDs ("" for a
