@@ -92,9 +92,14 @@ func (r *Gateway) explain(name string, p *prepared) *Explanation {
 	v := &p.verdict
 	e := &Explanation{Tool: name, Subject: cut(v.Subject, 300), Decision: v.Decision, Profile: pol.Profile, Code: v.Code}
 	rule := v.Rule
-	verb := map[Decision]string{Allow: "allowed", Ask: "asked", Deny: "denied"}[v.Decision]
-	if verb == "" {
-		verb = string(v.Decision)
+	verb := string(v.Decision)
+	switch v.Decision {
+	case Allow:
+		verb = "allowed"
+	case Ask:
+		verb = "asked"
+	case Deny:
+		verb = "denied"
 	}
 	risk := Risk("")
 	if p.tool != nil {
@@ -159,8 +164,11 @@ func (r *Gateway) explain(name string, p *prepared) *Explanation {
 	// The audit log never holds what the call was about (T10): its
 	// sentence names the tool instead of the subject and leaves out the
 	// check's reason, which may quote it.
-	e.audit = strings.NewReplacer(subjectMark, "the "+name+" call", reasonMark, "its reason is in the run's record").Replace(e.Because)
-	e.Because = strings.NewReplacer(subjectMark, what(name, v.Subject), reasonMark, strings.TrimSuffix(v.Reason, ".")).Replace(e.Because)
+	fill := func(s, subject, reason string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, subjectMark, subject), reasonMark, reason)
+	}
+	e.audit = fill(e.Because, "the "+name+" call", "its reason is in the run's record")
+	e.Because = fill(e.Because, what(name, v.Subject), strings.TrimSuffix(v.Reason, "."))
 	return e
 }
 
