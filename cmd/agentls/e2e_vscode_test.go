@@ -12,6 +12,7 @@ package main
 // $AGENTLS_E2E_ARTIFACTS, default testdata/e2e/vscode/screenshots.
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,6 +28,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/agent/llmtest"
 )
 
 const (
@@ -84,8 +87,14 @@ func newVSCodeE2E(t *testing.T, repo, bin string) *vscodeE2E {
 // with its exact content; the counts, stale included, in the toast and the
 // run view; edit results in words), a new file applied as offered lands
 // whole or not at all, review diagnostics in the Problems view, cancel from
-// the status item (issue 24, E16, E18). The run view's, the preview's and
-// the question's screenshots refresh editors/vscode/images.
+// the status item (issue 24, E16, E18); the review's answers (issue 28):
+// the reason typed for a hunk left unticked reaches the model's next
+// request, Escape on the reason box is "no reason" and the review goes
+// on, and a discarded change edited before accepting it lands with the
+// user's text while the model is told "the user changed your proposal";
+// a picture attached in the instruction box reaches the model as an image
+// part (issue 25). The run view's, the preview's, the question's and the
+// review's screenshots refresh editors/vscode/images.
 func testVSCode(t *testing.T, repo, bin string) {
 	e := newVSCodeE2E(t, repo, bin)
 	model := startModel(t, repo, "vscode")
@@ -104,6 +113,10 @@ func testVSCode(t *testing.T, repo, bin string) {
 	})
 	// A script without the execute bit: run_command exits 126 (the run view shows it).
 	if err := os.WriteFile(filepath.Join(ws, "build.sh"), []byte("echo building\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The picture the last execute attaches (issue 25): a real PNG start.
+	if err := os.WriteFile(filepath.Join(ws, "shot.png"), vscodePNG, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
@@ -155,7 +168,8 @@ func testVSCode(t *testing.T, repo, bin string) {
 
 	result := filepath.Join(data, "driver-result.json")
 	driver := exec.Command(requireTool(t, "node"), e.driver, "--url", url, "--workspace", ws,
-		"--shots", e.shots, "--images", filepath.Join(repo, "editors", "vscode", "images"), "--result", result, "--chromium", e.chromium, "--api-key", vscodeAPIKey)
+		"--shots", e.shots, "--images", filepath.Join(repo, "editors", "vscode", "images"), "--result", result, "--chromium", e.chromium, "--api-key", vscodeAPIKey,
+		"--reason", vscodeReason)
 	out, err := runBoundedFor(t, driver, filepath.Dir(e.driver), env, vscodeScenarioTime)
 	var res struct {
 		OK       bool     `json:"ok"`
@@ -188,6 +202,9 @@ func testVSCode(t *testing.T, repo, bin string) {
 			t.Errorf("the plan request does not carry the selection of greet:\n%s", tail2(raw, 800))
 		}
 	}
+	if err == nil {
+		checkVSCodeToldModel(t, model)
+	}
 	if err == nil && model.Remaining() != 0 {
 		t.Errorf("the fake model has %d scripted turns left", model.Remaining())
 	}
@@ -205,6 +222,57 @@ func testVSCode(t *testing.T, repo, bin string) {
 
 // vscodeAPIKey is typed into "agentls: Set API Key".
 const vscodeAPIKey = "sk-e2e-from-secret-storage"
+
+// vscodeReason is the user's answer when asked why they left hunk 2 of
+// the first execute unticked (issue 28).
+const vscodeReason = "keep the world lowercase: the README quotes it"
+
+// vscodePNG is the picture the last execute attaches (issue 25).
+var vscodePNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+
+// checkVSCodeToldModel checks what the model heard of the user's answers
+// in VS Code's review (issue 28) and of the picture attached to a run
+// (issue 25): the reason typed for the unticked hunk 2 of call_1, the
+// user's own text of call_5's hunk ("the user changed your proposal",
+// with the diff), and the PNG as an image part of a request.
+func checkVSCodeToldModel(t *testing.T, model *llmtest.Server) {
+	t.Helper()
+	type hunk struct {
+		Applied    bool   `json:"applied"`
+		UserReason string `json:"user_reason"`
+		UserChange string `json:"user_change"`
+	}
+	type result struct {
+		Reason string `json:"reason"`
+		Hunks  []hunk `json:"hunks"`
+	}
+	told := func(id string) (result, string) {
+		var got string
+		for _, r := range modelRequests(t, model) {
+			if s, ok := r.toolResult(id); ok {
+				got = s
+			}
+		}
+		var res result
+		if err := json.Unmarshal([]byte(got), &res); err != nil {
+			t.Errorf("the model's result of %s %q: %v", id, got, err)
+		}
+		return res, got
+	}
+	if res, raw := told("call_1"); len(res.Hunks) != 2 || !res.Hunks[0].Applied || res.Hunks[1].Applied || res.Hunks[1].UserReason != vscodeReason {
+		t.Errorf("issue 28: the model should read hunk 2 of call_1 rejected with the user's reason %q; it was told %s", vscodeReason, raw)
+	}
+	if res, raw := told("call_5"); len(res.Hunks) != 1 || !res.Hunks[0].Applied ||
+		!strings.Contains(res.Hunks[0].UserChange, "+\treturn \"Hey there, \" + name") || !strings.Contains(res.Reason, "the user changed your proposal") {
+		t.Errorf("issue 28: the model should be told the user changed call_5's hunk to \"Hey there, \"; it was told %s", raw)
+	}
+	want := "data:image/png;base64," + base64.StdEncoding.EncodeToString(vscodePNG)
+	if !slices.ContainsFunc(model.Requests(), func(r json.RawMessage) bool {
+		return strings.Contains(string(r), `"image_url"`) && strings.Contains(string(r), want)
+	}) {
+		t.Errorf("issue 25: no model request has the attached shot.png as an image part")
+	}
+}
 
 // authRecorder records the Authorization header of each model request
 // (the test's own key; agent/script records presence only).

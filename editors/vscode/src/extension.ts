@@ -12,7 +12,11 @@
 // continues it with a new instruction, and after an execute "Revert" undoes
 // what the run changed (agentls.revert). Edits arrive as workspace/applyEdit with
 // change annotations that need confirmation, so VS Code shows its refactor
-// preview before anything changes; agentls/saveDocuments then saves them.
+// preview before anything changes; what the user leaves out they may say why
+// about, and a discarded change they may edit and accept (review.ts: the
+// answers go back in the reply's "agentls" member, issue 28);
+// agentls/saveDocuments then saves them. The instruction box can attach
+// pictures of the workspace to a run (images, issue 25).
 // While a run goes on, agentls/runEvent fills its output channel, shown as
 // the run begins, and the one status item (runs.ts). The server's questions
 // (window/showMessageRequest) are modal dialogs, so they stay in view until
@@ -27,6 +31,7 @@
 
 import * as vscode from 'vscode';
 import {
+	ApplyWorkspaceEditResult,
 	CancellationToken,
 	ClientCapabilities,
 	ExecuteCommandRequest,
@@ -47,7 +52,8 @@ import type { Readable } from 'node:stream';
 
 // The wire shapes, generated from the server's Go package lspserver/command.
 import * as protocol from './protocol';
-import { editsText, firstLine, Run, Runs, stepText } from './runs';
+import { review, HunkFiles, HUNK_SCHEME } from './review';
+import { editsText, firstLine, Run, Runs, stepText, visible } from './runs';
 import { showSessions } from './sessions';
 
 const RUN_COMMANDS = new Set<string>([protocol.Plan, protocol.Review, protocol.Execute]);
@@ -60,6 +66,8 @@ let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 let runs: Runs;
 let secrets: vscode.SecretStorage;
+/** The documents in which the user edits a proposed hunk before accepting it (review.ts). */
+const hunkFiles = new HunkFiles();
 
 /** The last run: its command, argument and result, for "execute this plan" and follow-ups. */
 let last: { command: string; arg: protocol.Args; result: protocol.Result } | undefined;
@@ -91,6 +99,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 	context.subscriptions.push(
 		output,
 		runs,
+		vscode.workspace.registerFileSystemProvider(HUNK_SCHEME, hunkFiles, { isCaseSensitive: true }),
 		vscode.commands.registerCommand('agentls.restart', () => restart()),
 		vscode.commands.registerCommand('agentls.executePlan', () => continueLast(protocol.Execute, '')),
 		vscode.commands.registerCommand('agentls.followUp', () => continueLast(undefined, undefined)),
@@ -212,9 +221,10 @@ function clientOptions(): LanguageClientOptions {
 				// The run view opens as the run begins; VS Code shows it a moment later, in the panel the Refactor
 				// Preview shares. An edit proposed within that moment would open the preview under the run view,
 				// out of sight: wait until the run view is up (at most RUN_VIEW_SETTLES after it was asked for).
+				// Then the review asks why for what the user rejected, and lets them edit the proposal (review.ts).
 				handleApplyEdit: async (params, next) => {
 					await runs.settled();
-					return next(params, CancellationToken.None);
+					return review(params, async (p) => (await next(p, CancellationToken.None)) as ApplyWorkspaceEditResult, hunkFiles);
 				},
 			},
 		},
@@ -296,14 +306,13 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 	// An execute that continues a session needs no instruction: it carries out the plan above.
 	const executesPlan = command === protocol.Execute && !!arg.sessionId;
 	if (NEEDS_INSTRUCTION.has(command) && !arg.instruction?.trim() && !executesPlan) {
-		const instruction = await vscode.window.showInputBox({
-			title: `agentls ${name}`,
-			prompt: command === protocol.Plan ? 'What should be planned? (read-only)' : 'What should be changed? Every edit is shown for approval.',
-			placeHolder: 'e.g. handle the empty-name case in greet',
-			ignoreFocusOut: true,
-		});
-		if (!instruction?.trim()) return undefined;
-		arg.instruction = instruction.trim();
+		const asked = await askInstruction(
+			`agentls ${name}`,
+			command === protocol.Plan ? 'What should be planned? (read-only)' : 'What should be changed? Every edit is shown for approval.',
+		);
+		if (!asked?.instruction.trim()) return undefined;
+		arg.instruction = asked.instruction.trim();
+		if (asked.images.length) arg.images = asked.images.map((u) => client!.code2ProtocolConverter.asUri(u));
 	}
 	const c = client;
 	const target = vscode.workspace.asRelativePath(c.protocol2CodeConverter.asUri(arg.uri));
@@ -325,6 +334,114 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
 	} finally {
 		abandon.dispose();
 	}
+}
+
+/** At most this many images go with a run (lspserver/images.go). */
+const MAX_IMAGES = 4;
+const IMAGE_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp'];
+const ATTACH_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('file-media'), tooltip: 'Attach Images…' };
+
+/**
+ * askInstruction asks what a run should do; the box's button "Attach Images…" adds pictures of the workspace
+ * (a screenshot of a UI bug, say) that go to the model with the instruction (issue 25, A12). Undefined: the
+ * user cancelled (Escape).
+ */
+function askInstruction(title: string, prompt: string): Promise<{ instruction: string; images: vscode.Uri[] } | undefined> {
+	const box = vscode.window.createInputBox();
+	box.title = title;
+	box.placeholder = 'e.g. handle the empty-name case in greet';
+	box.ignoreFocusOut = true;
+	box.buttons = [ATTACH_BUTTON];
+	let images: vscode.Uri[] = [];
+	const showPrompt = () => {
+		const names = images.map((u) => visible(vscode.workspace.asRelativePath(u)));
+		box.prompt = names.length ? `${prompt} Images: ${names.join(', ')}.` : `${prompt} Pictures for the model: the image button.`;
+	};
+	showPrompt();
+	return new Promise((resolve) => {
+		let picking = false;
+		let answer: { instruction: string; images: vscode.Uri[] } | undefined;
+		box.onDidAccept(() => {
+			answer = { instruction: box.value, images };
+			box.hide();
+		});
+		box.onDidTriggerButton(async (b) => {
+			if (b !== ATTACH_BUTTON) return;
+			picking = true; // the picker takes the box's place for a while
+			images = await pickImages(images);
+			picking = false;
+			showPrompt();
+			box.show();
+		});
+		box.onDidHide(() => {
+			if (picking) return;
+			box.dispose();
+			resolve(answer);
+		});
+		box.show();
+	});
+}
+
+/**
+ * pickImages chooses the images of a run: the pictures of the workspace, ticked as chosen, or another file
+ * through the open dialog (rooted at the workspace). Cancelling keeps what was chosen.
+ */
+async function pickImages(chosen: vscode.Uri[]): Promise<vscode.Uri[]> {
+	const found = await vscode.workspace.findFiles(`**/*.{${IMAGE_EXTENSIONS.join(',')}}`, '**/{node_modules,.git}/**', 200);
+	const all = [...chosen, ...found.filter((f) => !chosen.some((c) => c.toString() === f.toString()))];
+	let picked: vscode.Uri[] | undefined;
+	if (all.length) {
+		const browse: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('folder-opened'), tooltip: 'Browse…' };
+		const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { uri: vscode.Uri }>();
+		qp.title = `agentls: images for the model (at most ${MAX_IMAGES})`;
+		qp.placeholder = 'Tick the pictures to send, then Enter';
+		qp.canSelectMany = true;
+		qp.ignoreFocusOut = true;
+		qp.buttons = [browse];
+		qp.items = all.map((uri) => ({ label: visible(vscode.workspace.asRelativePath(uri)), uri }));
+		qp.selectedItems = qp.items.filter((i) => chosen.some((c) => c.toString() === i.uri.toString()));
+		const r = await new Promise<vscode.Uri[] | 'browse' | undefined>((resolve) => {
+			let answer: vscode.Uri[] | 'browse' | undefined;
+			qp.onDidAccept(() => {
+				answer = qp.selectedItems.map((i) => i.uri);
+				qp.hide();
+			});
+			qp.onDidTriggerButton(() => {
+				answer = 'browse';
+				qp.hide();
+			});
+			qp.onDidHide(() => {
+				qp.dispose();
+				resolve(answer);
+			});
+			qp.show();
+		});
+		if (r === undefined) return chosen;
+		if (r !== 'browse') picked = r;
+	}
+	if (!picked) {
+		const more = await vscode.window.showOpenDialog({
+			title: 'agentls: images for the model',
+			defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+			canSelectMany: true,
+			filters: { Images: IMAGE_EXTENSIONS },
+			openLabel: 'Attach',
+		});
+		if (!more) return chosen;
+		picked = [...chosen, ...more.filter((m) => !chosen.some((c) => c.toString() === m.toString()))];
+	}
+	const outside = picked.filter((u) => !vscode.workspace.getWorkspaceFolder(u) || !IMAGE_EXTENSIONS.includes(u.path.split('.').pop()?.toLowerCase() ?? ''));
+	if (outside.length) {
+		void vscode.window.showWarningMessage(
+			`agentls: only PNG, JPEG, GIF or WebP files in the workspace can go to the model; left out: ${outside.map((u) => visible(u.fsPath)).join(', ')}`,
+		);
+	}
+	let ok = picked.filter((u) => !outside.includes(u));
+	if (ok.length > MAX_IMAGES) {
+		void vscode.window.showWarningMessage(`agentls: at most ${MAX_IMAGES} images go with a run; the first ${MAX_IMAGES} are kept.`);
+		ok = ok.slice(0, MAX_IMAGES);
+	}
+	return ok;
 }
 
 function isSessionArg(a: unknown): boolean {

@@ -394,9 +394,11 @@ function linesText(l: string): string {
 interface EditResult {
 	path: string;
 	applied: boolean;
-	hunks?: { index: number; lines: string; applied: boolean }[];
+	hunks?: { index: number; lines: string; applied: boolean; user_reason?: string; user_change?: string }[];
 	saved?: boolean;
 	reason?: string;
+	/** Why the user rejected the whole change, in their words (issue 28). */
+	user_reason?: string;
 }
 
 /** editResult returns output as an edit tool's result, or undefined when it is none. */
@@ -421,15 +423,22 @@ export function editLines(r: EditResult): string[] {
 	const lines: string[] = [];
 	if (hunks.length > 1) {
 		lines.push(`    ${landed.length} of ${hunks.length} hunks applied`);
-		for (const h of hunks) lines.push(`    ${h.applied ? '✓' : '✗'} ${linesText(h.lines)} ${h.applied ? 'applied' : 'rejected'}`);
+		for (const h of hunks) lines.push(`    ${h.applied ? '✓' : '✗'} ${linesText(h.lines)} ${h.applied ? 'applied' : 'rejected'}${userSaid(h)}`);
 	} else if (hunks.length === 1) {
-		lines.push(`    ${landed.length ? 'applied' : 'rejected'}: ${linesText(hunks[0].lines)}`);
+		lines.push(`    ${landed.length ? 'applied' : 'rejected'}: ${linesText(hunks[0].lines)}${userSaid(hunks[0])}`);
 	} else {
 		lines.push(`    ${r.applied ? 'applied' : 'not applied'}`);
 	}
 	if (r.saved === false && landed.length) lines.push('    not saved yet');
 	if (r.reason) lines.push(`    ${visible(r.reason)}`);
+	if (r.user_reason && !hunks.some((h) => h.user_reason)) lines.push(`    your reason: ${visible(r.user_reason)}`);
 	return lines;
+}
+
+/** userSaid is what the user answered about a hunk (issue 28): their reason, or that it landed with their text. */
+function userSaid(h: { user_reason?: string; user_change?: string }): string {
+	if (h.user_reason) return ` (your reason: ${visible(h.user_reason)})`;
+	return h.user_change ? ', with your change' : '';
 }
 
 /** firstLine is a markdown text's first non-blank line as plain words (no heading marks, bullets or emphasis), cut at 120 characters, control characters made visible. */

@@ -12,7 +12,8 @@
 import * as vscode from 'vscode';
 
 import type * as protocol from '../src/protocol';
-import { editsText, firstLine, Runs, toolResultLines, visible } from '../src/runs';
+import * as hunkReply from '../src/hunks';
+import { editLines, editsText, firstLine, Runs, toolResultLines, visible } from '../src/runs';
 import { parseSessions, sessionItem } from '../src/sessions';
 
 const fake = vscode as unknown as typeof import('./vscode');
@@ -168,6 +169,67 @@ check('a plan toast line', firstLine('\n## Plan: **fix** the `cart`\n\n1. read c
 check('a plan toast line, a bullet', firstLine('- step one'), 'step one');
 check('a plan toast line, control bytes', firstLine('# evil\u001b[2J'), 'evil\\x1b[2J');
 check('a plan toast line, cut', firstLine('x'.repeat(200)).length, 120);
+
+// Issue 28: the review's answer about hunks (src/hunks.ts). An edit as the server builds it: two hunks of main.go.
+const mainGo = 'package main\n\nfunc greet(name string) string {\n\treturn "hello, " + name\n}\n\nfunc main() {\n\tgreet("world")\n}\n';
+const edit = {
+	label: 'agentls: edit_file main.go',
+	edit: {
+		documentChanges: [
+			{
+				textDocument: { uri: 'file:///ws/main.go', version: 3 },
+				edits: [
+					{ range: { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } }, newText: '\treturn "Hi, " + name\n', annotationId: 'agentls.0' },
+					{ range: { start: { line: 7, character: 0 }, end: { line: 8, character: 0 } }, newText: '\tgreet("Earth")\n', annotationId: 'agentls.1' },
+				],
+			},
+		],
+		changeAnnotations: {
+			'agentls.0': { label: 'edit_file: main.go lines 4: return', needsConfirmation: true },
+			'agentls.1': { label: 'edit_file: main.go lines 8: greet', needsConfirmation: true },
+		},
+	},
+};
+const { offsetAt, proposal, reply, withTexts } = hunkReply;
+const hunksLanded = hunkReply.landed;
+const p = proposal(edit);
+check('proposal: the hunks of an agentls edit', p && [p.uri, p.version, p.create, p.hunks.map((h) => [h.index, h.label])], [
+	'file:///ws/main.go',
+	3,
+	false,
+	[[0, 'edit_file: main.go lines 4: return'], [1, 'edit_file: main.go lines 8: greet']],
+]);
+check('proposal: another server\'s edit goes through', proposal({ edit: { changes: { 'file:///x': [] } } }), undefined);
+check('proposal: a new file is one decision', proposal({ edit: { documentChanges: [
+	{ kind: 'create', uri: 'file:///ws/n.txt', annotationId: 'agentls.create' },
+	{ textDocument: { uri: 'file:///ws/n.txt', version: null }, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: 'x', annotationId: 'agentls.create' }] },
+] } })?.create, true);
+check('offsetAt: line 3, CRLF and CR', [offsetAt('a\r\nb\rc\nd', { line: 3, character: 0 }), offsetAt('ab\ncd', { line: 1, character: 9 })], [7, 5]);
+const hunks = p!.hunks;
+const first = mainGo.replace('"hello, "', '"Hi, "');
+check('landed: hunk 1 of 2', hunksLanded(mainGo, first, hunks), [true, false]);
+check('landed: none', hunksLanded(mainGo, mainGo, hunks), [false, false]);
+check('landed: both', hunksLanded(mainGo, first.replace('"world"', '"Earth"'), hunks), [true, true]);
+check('landed: something else', hunksLanded(mainGo, mainGo.replace('main', 'mian'), hunks), undefined);
+const mine = new Map([[0, '\treturn "Hey there, " + name\n']]);
+check('landed: the user\'s text', hunksLanded(mainGo, mainGo.replace('"hello, "', '"Hey there, "'), hunks, mine), [true, false]);
+const sent = withTexts(edit, mine);
+check('withTexts: the user\'s text proposed, labelled', [
+	(sent.edit.documentChanges![0] as { edits: { newText: string }[] }).edits.map((e) => e.newText),
+	sent.edit.changeAnnotations!['agentls.0'].label,
+	edit.edit.changeAnnotations['agentls.0'].label,
+], [['\treturn "Hey there, " + name\n', '\tgreet("Earth")\n'], 'edit_file: main.go lines 4: return (your text)', 'edit_file: main.go lines 4: return']);
+check('reply: reasons and texts in "agentls"', reply({ applied: true }, { hunks: [{ index: 1, reason: '  keep the world ' }, { index: 0, text: 'x' }, { index: 2, reason: ' ' }] }), {
+	applied: true,
+	agentls: { hunks: [{ index: 1, reason: 'keep the world' }, { index: 0, text: 'x' }] },
+});
+check('reply: no reason (Escape) adds nothing', reply({ applied: false }, { reason: '' }), { applied: false });
+check('reply: the whole change', reply({ applied: false }, { reason: 'not now' }), { applied: false, agentls: { reason: 'not now' } });
+// The run view shows the user's answers.
+check('run view: the user\'s reason and change', editLines({ path: 'main.go', applied: true, hunks: [
+	{ index: 0, lines: '4', applied: true, user_change: '-a\n+b' },
+	{ index: 1, lines: '8', applied: false, user_reason: 'keep\u001b it' },
+] }), ['    1 of 2 hunks applied', '    ✓ line 4 applied, with your change', '    ✗ line 8 rejected (your reason: keep\\x1b it)']);
 
 if (failed) {
 	console.log(`${failed} check(s) failed`);

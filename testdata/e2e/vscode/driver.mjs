@@ -3,9 +3,10 @@
 // the scripted model of testdata/e2e/scripts/vscode.jsonl. Started by
 // cmd/agentls/e2e_test.go (TestE2E/VSCode), which starts code-server:
 //
-//	node driver.mjs --url URL --workspace DIR --shots DIR --images DIR --result FILE --api-key KEY [--chromium PATH]
+//	node driver.mjs --url URL --workspace DIR --shots DIR --images DIR --result FILE --api-key KEY --reason TEXT [--chromium PATH]
 //
-// --images is editors/vscode/images: the README's screenshots, refreshed here.
+// --images is editors/vscode/images: the README's screenshots, refreshed here. --reason is what the user
+// answers when asked why they left a hunk out (issue 28); the test checks the model reads it.
 //
 // Each step waits generously for what a user would see, takes a
 // screenshot, and on failure also a screenshot named fail-STEP.png. The
@@ -18,7 +19,7 @@ import { chromium } from 'playwright-core';
 const args = Object.fromEntries(
 	process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
-for (const k of ['url', 'workspace', 'shots', 'images', 'result', 'api-key']) {
+for (const k of ['url', 'workspace', 'shots', 'images', 'result', 'api-key', 'reason']) {
 	if (!args[k]) {
 		console.error(`driver.mjs: --${k} is required`);
 		process.exit(2);
@@ -174,6 +175,24 @@ async function applyPreview(lines, tick, shotName, image) {
 	await page.getByRole('button', { name: 'Apply', exact: true }).click();
 }
 
+/**
+ * answerWhy waits for the input box that asks why the user rejected something (issue 28; its title has title)
+ * and answers it: text, or Escape (undefined) for no reason. The review goes on either way.
+ */
+async function answerWhy(title, text, shotName) {
+	const box = page.locator('.quick-input-widget:visible', { hasText: title });
+	await box.waitFor({ state: 'visible' });
+	if (shotName) await shot(shotName);
+	const input = box.locator('.quick-input-box input');
+	if (text === undefined) {
+		await input.press('Escape');
+	} else {
+		await input.fill(text);
+		await input.press('Enter');
+	}
+	await box.waitFor({ state: 'hidden' });
+}
+
 /** outputText is the text of the Output view's editor. */
 async function outputText() {
 	const lines = page.locator('.output-view .view-lines, [id="workbench.panel.output"] .view-lines').first();
@@ -305,6 +324,8 @@ async function run() {
 		await question.waitFor({ state: 'hidden' });
 		await oneStatusItem(/agentls execute: /);
 		await applyPreview([6, 10], [6], 'refactor-preview', 'refactor-preview');
+		// Hunk 2 left out: the user is asked why, and says it (issue 28; the test checks the model reads it).
+		await answerWhy('why not hunk 2 of 2 (main.go line 10)', args.reason, 'why-not-hunk');
 		// A new file: the user takes it whole; it lands with its exact content (issue 24 item 2).
 		const fileRow = await previewFile('greet_test.go');
 		await shot('refactor-preview-new-file-offered');
@@ -327,7 +348,7 @@ async function run() {
 	await step('run_view', async () => {
 		await command('View: Toggle Maximized Panel'); // the whole run in view
 		await expectOutput(['✗ run_command ./build.sh: exit 126', 'I will capitalize both words.', '▶ edit_file', '✓ edit_file main.go',
-			'1 of 2 hunks applied', '✓ line 6 applied', '✗ line 10 rejected', '✓ write_file greet_test.go',
+			'1 of 2 hunks applied', '✓ line 6 applied', `✗ line 10 rejected (your reason: ${args.reason})`, '✓ write_file greet_test.go',
 			'Capitalized the greeting', EXECUTE_COUNTS, 'steps: run_command exit 126; edit_file ok; write_file ok']);
 		const text = await outputText();
 		if (/\{"path"/.test(text)) throw new Error(`the run view shows an edit result as JSON:\n${text}`);
@@ -339,12 +360,16 @@ async function run() {
 		await command('agentls: Execute…');
 		await answerInputBox('Capitalize the name');
 		await applyPreview([10], [], 'refactor-preview-unticked');
+		// Nothing ticked is the whole change rejected: asked why, Escape is "no reason" and the review goes on
+		// to the next change (issue 28).
+		await answerWhy('why reject the change to main.go', undefined);
 		// A new file applied as offered (nothing ticked by the user): all of it or nothing, never an empty file.
 		await previewFile('notes.txt');
 		const preTicked = await page.locator('.monaco-list-row .edit-checkbox[aria-checked="true"]').count();
 		soft('new_file_one_decision', preTicked === 0, `the new file's create and content should both wait for the user; ${preTicked} entries pre-ticked`);
 		await shot('refactor-preview-new-file-as-offered');
 		await page.getByRole('button', { name: 'Apply', exact: true }).click();
+		await answerWhy('why not the new file notes.txt', undefined);
 		await notification('agentls execute done');
 		await notification(REJECTED_COUNTS);
 		await shot('execute-rejected');
@@ -400,5 +425,49 @@ async function run() {
 		if (diskText().includes('"Hello, "')) throw new Error(`the reverted hunk is still in main.go:\n${diskText()}`);
 		const created = fileState('greet_test.go');
 		if (created !== undefined) throw new Error(`greet_test.go, created by the reverted run, is still there: ${JSON.stringify(created)}`);
+	});
+	await step('execute_with_image_edit_before_accepting', async () => {
+		// A picture goes with the run (issue 25): the instruction box's button picks it among the workspace's.
+		// main.go's tab is open behind the session document: back to it (Quick Open when it is not).
+		const tab = page.locator('.tab', { hasText: /(^|\s)main\.go/ }).first();
+		if (await tab.count()) await tab.click();
+		else await openFile('main.go');
+		await page.locator('.tab.active', { hasText: /(^|\s)main\.go/ }).waitFor({ state: 'visible' });
+		await command('agentls: Execute…');
+		const box = page.locator('.quick-input-widget:visible', { hasText: 'agentls execute' });
+		await box.waitFor({ state: 'visible' });
+		await box.locator('[aria-label="Attach Images…"]').first().click();
+		const row = page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row', { hasText: 'shot.png' }).first();
+		await row.waitFor({ state: 'visible' });
+		await row.click();
+		await page.locator('.quick-input-widget:visible .quick-input-list .monaco-list-row[aria-checked="true"]', { hasText: 'shot.png' }).waitFor({ state: 'visible' });
+		await shot('attach-image');
+		await page.keyboard.press('Enter');
+		await page.locator('.quick-input-widget:visible', { hasText: 'Images: shot.png' }).waitFor({ state: 'visible' });
+		await answerInputBox('Say hi');
+		// The user does not take the proposal as it is: Discard, then the reason box's "Edit the Proposal…" opens
+		// the hunk's text; the user writes their own and saves; the Refactor Preview shows their text (issue 28).
+		await page.locator('.monaco-list-row[aria-label^="line 6,"]').waitFor({ state: 'visible' });
+		await page.getByRole('button', { name: 'Discard', exact: true }).click();
+		const why = page.locator('.quick-input-widget:visible', { hasText: 'why reject the change to main.go' });
+		await why.waitFor({ state: 'visible' });
+		await shot('why-reject-change', 'reject-with-reason');
+		await why.locator('[aria-label="Edit the Proposal…"]').first().click();
+		await page.locator('.tab.active', { hasText: 'hunk-1-of-main.go' }).waitFor({ state: 'visible' });
+		const editor = page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+		await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'return "Hi, " + name' }).first().waitFor({ state: 'visible' });
+		await editor.click();
+		await page.keyboard.press('Control+Home');
+		await page.keyboard.press('End');
+		await page.keyboard.press('Shift+Home'); // the line without its indentation
+		await page.keyboard.insertText('return "Hey there, " + name');
+		await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'return "Hey there, " + name' }).first().waitFor({ state: 'visible' });
+		await shot('edit-hunk', 'edit-hunk');
+		await page.keyboard.press('Control+S');
+		await applyPreview([6], [6], 'refactor-preview-your-text');
+		await notification('agentls execute done');
+		const text = diskText();
+		if (!text.includes('\treturn "Hey there, " + name\n')) throw new Error(`main.go on disk should have the user's text:\n${text}`);
+		if (await page.locator('.tab', { hasText: 'hunk-1-of-main.go' }).count()) throw new Error('the document of the edited hunk is still open');
 	});
 }
