@@ -55,13 +55,16 @@ func headlessProcs(getenv func(string) string) (restore func()) {
 const memoryLimit = 96 << 20
 
 // headlessMemoryLimit is the soft limit of a headless run's heap. A
-// one-line edit of a 10 MiB file holds the file four times at its peak
-// (issue 27 item 2): the tool's old and new text, which the proposal
-// keeps, and the headless client's own read of the file and the text it
-// writes — 40 MiB live, on a heap of ~6 MiB. Under 96 MiB the garbage of
-// the run's earlier reads was still there at that moment (peak RSS 101–102
-// MiB, BenchmarkBigEdit_I27); under 48 MiB the collector runs before the
-// heap doubles: 68–69 MiB, the same as under 40 MiB, so the rest is live.
-// A session's own heap of a few MiB never comes near it; `serve` holds the
-// editors' open documents as well and keeps memoryLimit.
-const headlessMemoryLimit = 48 << 20
+// one-line edit of a 10 MiB file holds ~32 MiB live at its peak, on a
+// heap of ~4 MiB (issue 27 item 2): the tool's old and new text, which
+// the proposal keeps, and the headless client's one copy of the file
+// (lspserver/headless/apply.go). What the runtime keeps beyond that is
+// freed 10 MiB spans it has not yet given back, up to the limit: peak RSS
+// (BenchmarkBigEdit_I27, loaded machine, 2–3 runs each) 101–102 MiB under
+// 96 MiB, 68.2–68.4 under 48 or 40, 60.1–60.2 under 36, 58.4–58.6 under
+// 32 — about the limit plus the ~24 MiB the binary and runtime hold
+// outside the heap. 36 MiB keeps the collector from running all the time
+// near the edit's live heap; a session's own heap of a few MiB never comes
+// near it. `serve` holds the editors' open documents as well and keeps
+// memoryLimit.
+const headlessMemoryLimit = 36 << 20
