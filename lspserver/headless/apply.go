@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -111,6 +112,12 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if err != nil {
 		return false, err.Error()
 	}
+	big := len(old) >= bigText
+	if big {
+		// old is garbage from here on: collected now, it is never
+		// resident next to the new text of the same size.
+		runtime.GC()
+	}
 	// T17: the file may have changed while the questions were open; the
 	// ranges are for what was shown, so they must not land on anything
 	// else. The new text is built from the disk as it is now, and only
@@ -122,8 +129,17 @@ func (c *client) applyDocumentEdit(dc *protocol.TextDocumentEdit, notes map[prot
 	if err := c.writeAtomic(rel, next); err != nil {
 		return false, "write " + rel + ": " + err.Error()
 	}
+	if big {
+		runtime.GC() // the same for the text written, before the server reads the file back
+	}
 	return true, ""
 }
+
+// bigText is the size from which applyDocumentEdit collects a text it
+// no longer needs at once rather than when the heap grows (issue 27 item
+// 2): the next text of the same size follows within microseconds, before
+// a collection the heap's growth starts could free it.
+const bigText = 1 << 20
 
 // readText reads the file at path into one string, sized from the
 // file's length (a file that grows meanwhile is read on), and returns its
