@@ -104,9 +104,14 @@ type scaleModel struct {
 	meter *meter
 	turns script.Script
 
-	mu          sync.Mutex // guards next and compactions
+	// noUsage makes it a model that reports no usage: the requests'
+	// include_usage is dropped before the script answers (issue 27 item 3).
+	noUsage bool
+
+	mu          sync.Mutex // guards next, compactions and noUsageReqs
 	next        int
 	compactions int
+	noUsageReqs int // requests whose include_usage was dropped
 }
 
 func newScaleModel(turns script.Script) *scaleModel {
@@ -136,6 +141,14 @@ func (sm *scaleModel) serve(w http.ResponseWriter, r *http.Request) {
 		t = script.Turn{Content: fmt.Sprintf("Summary %d: the task is to read the workspace; files read so far: pkg/f1.go … pkg/f19.go.", sm.compactions)}
 	}
 	sm.mu.Unlock()
+	if sm.noUsage {
+		if bytes.Contains(body, []byte(`"include_usage":true`)) {
+			body = bytes.Replace(body, []byte(`"include_usage":true`), []byte(`"include_usage":false`), 1)
+			sm.mu.Lock()
+			sm.noUsageReqs++
+			sm.mu.Unlock()
+		}
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	script.NewHandler(script.Script{t}).ServeHTTP(w, r)
 }
@@ -183,8 +196,14 @@ func scaleWorkspace(tb testing.TB) string {
 // audit log, and the session's journal on disk, compaction at the default
 // context size. It returns the per-turn costs and the outcome.
 func scaleRun(tb testing.TB, n int) ([]turnCost, *agent.Outcome, *scaleModel) {
+	return scaleRunUsage(tb, n, true)
+}
+
+// scaleRunUsage is scaleRun with a model that reports its usage or not.
+func scaleRunUsage(tb testing.TB, n int, usage bool) ([]turnCost, *agent.Outcome, *scaleModel) {
 	root := scaleWorkspace(tb)
 	sm := newScaleModel(scaleScript(n))
+	sm.noUsage = !usage
 	defer sm.srv.Close()
 	model, err := openai.New(&openai.Options{BaseURL: sm.srv.URL + "/v1", APIKey: "x", Model: "scale"})
 	if err != nil {
@@ -267,7 +286,34 @@ func loadavg() string {
 // Each figure is the median over the -benchtime runs. Run it with
 //
 //	go test -run '^$' -bench LongSession_I16 -benchtime 3x ./agent/
-func BenchmarkLongSession_I16(b *testing.B) {
+//
+// "@100" is the median over turns 91–110; the "-ratio" metrics are
+// @1000/@10 (issue 27 item 3: at most 1.5 for us-cpu). See also
+// BenchmarkLongSession_I27_NoUsage.
+func BenchmarkLongSession_I16(b *testing.B) { longSession(b, true) }
+
+// BenchmarkLongSession_I27_NoUsage is BenchmarkLongSession_I16 with a
+// model that reports no usage (issue 27 item 3): compaction must not
+// depend on the usage the model reports.
+//
+// Measured 2026-12-03 on the shared 2-core machine under load (load
+// average 1.5–2.2 over the last minute, 6–7 over five), 4 runs of each
+// (1× and 3×3x), agent CPU per turn, turn 10 / 100 / 1,000 (µs), ratio
+// @1000/@10:
+//
+//	usage reported:  @10 872–1183, @100 1011–1433, @1000 1040–1296; ratio 0.96–1.24 (16 compactions)
+//	no usage:        @10 714–1800, @100 1297–1468, @1000 925–1199;  ratio 0.67–1.68 (14 compactions)
+//
+// The request at turn 1,000 is 57 KB with usage and 53 KB without, so
+// compaction runs either way. The ratio is within the 1.5 goal in 7 of 8
+// runs; the one above it (1.68) had the lowest @10 (714 µs) at an
+// unchanged @1000: the median over 11 turns at turn 10 is what moves
+// under load, not the cost of a long session.
+//
+//	go test -run '^$' -bench LongSession_I27_NoUsage -benchtime 3x ./agent/
+func BenchmarkLongSession_I27_NoUsage(b *testing.B) { longSession(b, false) }
+
+func longSession(b *testing.B, usage bool) {
 	const n = 1000
 	metric := map[string]func(turnCost) float64{
 		"us-wall":    func(c turnCost) float64 { return float64(c.wall.Microseconds()) },
@@ -280,10 +326,15 @@ func BenchmarkLongSession_I16(b *testing.B) {
 	got := map[string][]float64{} // metric name → one value per run
 	compactions := 0
 	for b.Loop() {
-		costs, out, _ := scaleRun(b, n)
+		costs, out, sm := scaleRunUsage(b, n, usage)
+		if !usage && sm.noUsageReqs < n {
+			b.Fatalf("usage was dropped from %d requests of %d: the model may have reported usage", sm.noUsageReqs, n)
+		}
 		compactions += out.Compactions
 		for _, name := range names {
 			m10, _, _ := stats(costs, 4, 15, metric[name])
+			m100, _, _ := stats(costs, 90, 110, metric[name])
+			got[name+"@100"] = append(got[name+"@100"], m100)
 			m1000, p90, mean := stats(costs, n-100, n, metric[name])
 			got[name+"@10"] = append(got[name+"@10"], m10)
 			got[name+"@1000"] = append(got[name+"@1000"], m1000)
