@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/hooks"
@@ -421,7 +422,9 @@ func pathRules(spec string, d tools.Decision, o origin, names ...string) (rules 
 }
 
 // hostName is a host name a WebFetch domain rule may name.
-var hostName = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+var hostName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+}) // compiled on first use (TestInit_Issue16)
 
 // fetchRules are the http_fetch rules of WebFetch(spec), and for an allow
 // the origins the user's http.allow list must hold.
@@ -433,7 +436,7 @@ func fetchRules(spec string, hasSpec bool, d tools.Decision) (rules, origins []s
 		return []string{"http_fetch"}, nil, ""
 	}
 	host, ok := strings.CutPrefix(spec, "domain:")
-	if !ok || !hostName.MatchString(host) {
+	if !ok || !hostName().MatchString(host) {
 		return nil, nil, "only WebFetch(domain:HOST) has an agentls form"
 	}
 	host = strings.ToLower(host)
@@ -471,7 +474,7 @@ var agentlsTools = map[string]bool{
 	"Bash": true, "Edit": true, "MultiEdit": true, "Write": true, "Read": true, "Grep": true, "Glob": true, "LS": true, "WebFetch": true,
 }
 
-var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$`)
+var plainMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$`) }) // compiled on first use (TestInit_Issue16)
 
 // hooks reports the "hooks" object: each hook command is one entry.
 func (rd *reader) hooks(v any, o origin) {
@@ -562,7 +565,7 @@ func (rd *reader) hook(e *Entry, event hooks.Event, matcher, groupFail string, h
 		return
 	}
 	notes = append(notes, set.Warnings()...)
-	if m := strings.TrimSpace(matcher); plainMatcher.MatchString(m) && (event == hooks.PreToolUse || event == hooks.PostToolUse) {
+	if m := strings.TrimSpace(matcher); plainMatcher().MatchString(m) && (event == hooks.PreToolUse || event == hooks.PostToolUse) {
 		for _, n := range strings.Split(m, "|") {
 			if !agentlsTools[n] && !strings.HasPrefix(n, "mcp__") {
 				notes = append(notes, fmt.Sprintf("the matcher names %s, which agentls has no tool for", short(n)))

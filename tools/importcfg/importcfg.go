@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/sandbox"
 	"github.com/agentls/agentls/tools"
@@ -255,10 +256,12 @@ func (r *Report) Counts() map[Status]int {
 // secretArg finds what looks like a credential in a command line or URL
 // copied into a report: the value after token=, --api-key, Bearer and the
 // like.
-var secretArg = regexp.MustCompile(`(?i)((?:[\w-]*(?:token|secret|password|passwd|api[_-]?key|auth)[\w-]*\s*[=:]\s*)|(?:--?[\w-]*(?:token|secret|password|api[_-]?key)[\w-]*\s+)|(?:bearer\s+))((?:bearer\s+)?(?:"[^"]*"|'[^']*'|[^\s&"']+))`)
+var secretArg = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)((?:[\w-]*(?:token|secret|password|passwd|api[_-]?key|auth)[\w-]*\s*[=:]\s*)|(?:--?[\w-]*(?:token|secret|password|api[_-]?key)[\w-]*\s+)|(?:bearer\s+))((?:bearer\s+)?(?:"[^"]*"|'[^']*'|[^\s&"']+))`)
+}) // compiled on first use (TestInit_Issue16)
 
 // masked is s, shortened, with what looks like a credential replaced by
 // ***: a report may be pasted where others read it.
 func masked(s string) string {
-	return short(secretArg.ReplaceAllString(s, "${1}***"))
+	return short(secretArg().ReplaceAllString(s, "${1}***"))
 }

@@ -13,6 +13,7 @@ import (
 	_ "github.com/openai/openai-go/v3/option"
 	_ "github.com/openai/openai-go/v3/packages/ssestream"
 	_ "github.com/openai/openai-go/v3/shared"
+	_ "github.com/pelletier/go-toml/v2"
 	_ "github.com/santhosh-tekuri/jsonschema/v6"
 	_ "go.lsp.dev/jsonrpc2"
 	_ "go.lsp.dev/protocol"
