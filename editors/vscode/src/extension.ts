@@ -105,6 +105,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand('agentls.followUp', () => continueLast(undefined, undefined)),
 		vscode.commands.registerCommand('agentls.setApiKey', () => setApiKey()),
 		vscode.commands.registerCommand('agentls.showRun', () => runs.show()),
+		vscode.commands.registerCommand('agentls.why', () => runs.why()),
 		vscode.commands.registerCommand('agentls.openPlan', () => openPlan()),
 		vscode.commands.registerCommand('agentls.sessions', () =>
 			showSessions({

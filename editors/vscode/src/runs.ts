@@ -30,6 +30,8 @@ export class Run {
 	status = 'running';
 	/** doing is what the status item says the run does. */
 	doing = 'starting';
+	/** explains are why each step was allowed, asked or denied (E21), in order. */
+	readonly explains: protocol.StepExplanation[] = [];
 
 	constructor(
 		readonly n: number,
@@ -121,6 +123,25 @@ export class Runs implements vscode.Disposable {
 		else void vscode.window.showInformationMessage('agentls: no run yet in this window.');
 	}
 
+	/**
+	 * why lets the user pick a step of the newest run that has any and shows why it was allowed,
+	 * asked or denied (issue 28, E21): the rule, where it was written, who approved.
+	 */
+	async why(): Promise<void> {
+		const run = [...this.done, ...this.active].reverse().find((r) => r.explains.length > 0);
+		if (!run) {
+			void vscode.window.showInformationMessage('agentls: no step of a run in this window to explain yet.');
+			return;
+		}
+		const picked = await vscode.window.showQuickPick(
+			run.explains.map((x) => ({ ...whyItem(x), x })),
+			{ title: `agentls run ${run.n}: why was a step allowed, asked or denied?`, matchOnDetail: true },
+		);
+		if (!picked) return;
+		const [head, ...rest] = whyLines(picked.x);
+		void vscode.window.showInformationMessage(head, { modal: true, detail: rest.join('\n') });
+	}
+
 	/** abandonUnstarted abandons the requests of the runs whose session is not known yet (a cancel of every run). */
 	abandonUnstarted(): void {
 		for (const run of this.active) {
@@ -152,6 +173,7 @@ export class Runs implements vscode.Disposable {
 				break;
 			case 'toolResult':
 				for (const l of toolResultLines(e)) run.line(`${sub}${l}`);
+				if (e.explain) run.explains.push(e.explain);
 				break;
 			case 'log':
 				run.line(`${sub}[${e.level}] ${e.message}`);
@@ -446,4 +468,23 @@ export function firstLine(md: string): string {
 	const line = md.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
 	const plain = line.replace(/^(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/, '').replace(/(\*\*|__|`)/g, '').trim();
 	return visible(plain.length > 120 ? plain.slice(0, 119) + '…' : plain);
+}
+
+/** whyItem is a step's row in the why picker: the call and the decision, the sentence below. */
+export function whyItem(x: protocol.StepExplanation): { label: string; description: string; detail: string } {
+	const subject = x.subject ? ` ${visible(x.subject)}` : '';
+	return {
+		label: `${x.step ?? '?'}. ${visible(x.tool)}${subject}: ${visible(x.decision)}`,
+		description: visible(x.origin),
+		detail: visible(x.because),
+	};
+}
+
+/** whyLines explains a step, as Neovim's K and `agentls why` do: the call, the sentence, the rule, its origin, who approved. */
+export function whyLines(x: protocol.StepExplanation): string[] {
+	const lines = [whyItem(x).label, visible(x.because)];
+	if (x.rule) lines.push(`rule: ${visible(x.rule)}`);
+	lines.push(`from: ${visible(x.origin)}${x.profile ? ` (profile ${visible(x.profile)})` : ''}`);
+	if (x.approved_by) lines.push(`approved by: ${visible(x.approved_by)}${x.grant ? ` (kept answer ${visible(x.grant)})` : ''}`);
+	return lines;
 }

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 
 import type * as protocol from '../src/protocol';
 import * as hunkReply from '../src/hunks';
-import { editLines, editsText, firstLine, Runs, toolResultLines, visible } from '../src/runs';
+import { editLines, editsText, firstLine, Runs, toolResultLines, visible, whyItem, whyLines } from '../src/runs';
 import { parseSessions, sessionItem } from '../src/sessions';
 
 const fake = vscode as unknown as typeof import('./vscode');
@@ -230,6 +230,29 @@ check('run view: the user\'s reason and change', editLines({ path: 'main.go', ap
 	{ index: 0, lines: '4', applied: true, user_change: '-a\n+b' },
 	{ index: 1, lines: '8', applied: false, user_reason: 'keep\u001b it' },
 ] }), ['    1 of 2 hunks applied', '    ✓ line 4 applied, with your change', '    ✗ line 8 rejected (your reason: keep\\x1b it)']);
+
+// Why a step ran (issue 28, E21): the explain of a toolResult is kept by its run and told in words.
+{
+	const why = new Runs(vscode.Uri.file('/tmp/agentls-why'));
+	const run = why.begin('execute', 'main.go', 'x');
+	why.event({ sessionId: 'w1', kind: 'started' });
+	const explain = {
+		step: 2, tool: 'run_command', subject: 'go test\u001b[2J', decision: 'ask', rule: 'risk execute', source: 'risk_default',
+		origin: 'built-in risk default of profile editor', profile: 'editor', approved_by: 'user(always:workspace)', grant: 'a1',
+		because: 'asked because run_command has risk execute',
+	};
+	why.event({ sessionId: 'w1', kind: 'toolResult', tool: 'run_command', ok: true, exitCode: 0, explain });
+	why.event({ sessionId: 'w1', kind: 'toolResult', tool: 'read_file', ok: true });
+	check('why: the run keeps each step\'s explanation', run.explains, [explain]);
+	check('why: the picker row', whyItem(explain), {
+		label: '2. run_command go test\\x1b[2J: ask', description: 'built-in risk default of profile editor', detail: 'asked because run_command has risk execute',
+	});
+	check('why: the explanation', whyLines(explain), [
+		'2. run_command go test\\x1b[2J: ask', 'asked because run_command has risk execute', 'rule: risk execute',
+		'from: built-in risk default of profile editor (profile editor)', 'approved by: user(always:workspace) (kept answer a1)',
+	]);
+	why.dispose();
+}
 
 if (failed) {
 	console.log(`${failed} check(s) failed`);
