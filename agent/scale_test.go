@@ -312,7 +312,7 @@ func BenchmarkLongSession_I16(b *testing.B) { longSession(b, true) }
 //
 // Again on a quiet machine (load 1.1–1.7), three rounds of -benchtime 10x
 // of both: us-cpu-ratio 1.32, 1.11, 1.47 with usage and 1.49, 1.18, 1.32
-// without (@10 893–1237 µs, @1000 981–1449 µs); a shorter 3x round gave
+// without (@10 880–1237 µs, @1000 1075–1449 µs); a shorter 3x round gave
 // 1.60 and 1.28. Medians over 10 runs stay within 1.5.
 //
 //	go test -run '^$' -bench LongSession_I27_NoUsage -benchtime 3x ./agent/
