@@ -106,6 +106,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand('agentls.setApiKey', () => setApiKey()),
 		vscode.commands.registerCommand('agentls.showRun', () => runs.show()),
 		vscode.commands.registerCommand('agentls.why', () => runs.why()),
+		vscode.commands.registerCommand('agentls.useHunkText', async () => {
+			// Ctrl+S in a hunk's document (issue 28): save it, and its text is the answer, also when an
+			// auto-save had already saved it.
+			const doc = vscode.window.activeTextEditor?.document;
+			if (!doc || doc.uri.scheme !== HUNK_SCHEME) return vscode.commands.executeCommand('workbench.action.files.save');
+			if (doc.isDirty) await doc.save();
+			if (!hunkFiles.use(doc.uri, doc.getText())) void vscode.window.showWarningMessage('agentls: this hunk is no longer being reviewed.');
+		}),
 		vscode.commands.registerCommand('agentls.openPlan', () => openPlan()),
 		vscode.commands.registerCommand('agentls.sessions', () =>
 			showSessions({

@@ -158,7 +158,7 @@ async function pickHunk(p: Proposal, name: string): Promise<Hunk | undefined> {
  * in memory, never on disk nor seen by the language server. Saving one answers the edit with its text.
  */
 export class HunkFiles implements vscode.FileSystemProvider {
-	private readonly files = new Map<string, { data: Uint8Array; mtime: number; saved?: (text: string) => void }>();
+	private readonly files = new Map<string, { data: Uint8Array; mtime: number; saved?: (text: string) => void; answer?: (text: string) => void }>();
 	private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
 	readonly onDidChangeFile = this.changed.event;
 	private seq = 0;
@@ -186,7 +186,7 @@ export class HunkFiles implements vscode.FileSystemProvider {
 			// Only a save the user asks for answers (Ctrl+S): an auto-save (VS Code for the Web saves after a delay by
 			// default) keeps the text and waits.
 			let manual = false;
-			this.files.set(uri.toString(), { data: new TextEncoder().encode(text), mtime: Date.now(), saved: (s) => manual && done(s) });
+			this.files.set(uri.toString(), { data: new TextEncoder().encode(text), mtime: Date.now(), saved: (s) => manual && done(s), answer: done });
 			subs.push(
 				vscode.workspace.onWillSaveTextDocument((e) => {
 					if (e.document.uri.toString() === uri.toString()) manual = e.reason === vscode.TextDocumentSaveReason.Manual;
@@ -199,7 +199,7 @@ export class HunkFiles implements vscode.FileSystemProvider {
 			void vscode.window.showTextDocument(uri, { preview: false }).then(
 				() =>
 					void vscode.window.showInformationMessage(
-						`agentls: write hunk ${h.index + 1} of ${name} as you want it, then save (Ctrl+S): the Refactor Preview shows your text. Close it unsaved to go back to the proposal.`,
+						`agentls: write hunk ${h.index + 1} of ${name} as you want it, then save (Ctrl+S) or press Use This Text: the Refactor Preview shows your text. Close it unsaved to go back to the proposal.`,
 					),
 				(e) => {
 					void vscode.window.showErrorMessage(`agentls: cannot open the hunk for editing: ${String(e)}`);
@@ -207,6 +207,17 @@ export class HunkFiles implements vscode.FileSystemProvider {
 				},
 			);
 		});
+	}
+
+	/**
+	 * use answers the edit of the hunk document uri with text: the agentls.useHunkText command (Ctrl+S there, and
+	 * the editor's title button). A save alone cannot be the answer once an auto-save left the document clean:
+	 * VS Code then saves nothing on Ctrl+S. It reports whether uri was a hunk being edited.
+	 */
+	use(uri: vscode.Uri, text: string): boolean {
+		const answer = this.files.get(uri.toString())?.answer;
+		answer?.(text);
+		return answer !== undefined;
 	}
 
 	watch(): vscode.Disposable {

@@ -463,6 +463,9 @@ async function run() {
 		await page.keyboard.insertText('return "Hey there, " + name');
 		await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'return "Hey there, " + name' }).first().waitFor({ state: 'visible' });
 		await shot('edit-hunk', 'edit-hunk');
+		// code-server auto-saves after a delay: once that has left the document clean, Ctrl+S saves nothing, and
+		// still must answer with the user's text (it failed so on a loaded machine). Wait for the auto-save.
+		await page.locator('.tab.active:not(.dirty)', { hasText: 'hunk-1-of-main.go' }).waitFor({ state: 'visible' });
 		await page.keyboard.press('Control+S');
 		await applyPreview([6], [6], 'refactor-preview-your-text');
 		await notification('agentls execute done');
