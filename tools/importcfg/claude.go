@@ -145,7 +145,7 @@ func (rd *reader) claudeSettingsDoc(doc map[string]any, o origin) {
 func (rd *reader) permissions(v any, o origin) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		rd.add(Entry{File: o.shown, Key: "permissions", Value: describe(v), Status: Ignored, Why: "not an object"})
+		rd.ignore(o, "permissions", v, "not an object")
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -154,7 +154,7 @@ func (rd *reader) permissions(v any, o origin) {
 		case "allow", "ask", "deny":
 			list, ok := m[k].([]any)
 			if !ok {
-				rd.add(Entry{File: o.shown, Key: key, Value: describe(m[k]), Status: Ignored, Why: "not a list"})
+				rd.ignore(o, key, m[k], "not a list")
 				continue
 			}
 			for i, item := range list {
@@ -175,7 +175,7 @@ func (rd *reader) permissions(v any, o origin) {
 		case "additionalDirectories":
 			list, _ := m[k].([]any)
 			if len(list) == 0 {
-				rd.add(Entry{File: o.shown, Key: key, Value: describe(m[k]), Status: Ignored, Why: "not a list of directories"})
+				rd.ignore(o, key, m[k], "not a list of directories")
 			}
 			for i, d := range list {
 				rd.add(Entry{File: o.shown, Key: fmt.Sprintf("%s[%d]", key, i), Value: describe(d), Status: Ignored,
@@ -480,21 +480,21 @@ var plainMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 func (rd *reader) hooks(v any, o origin) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		rd.add(Entry{File: o.shown, Key: "hooks", Value: describe(v), Status: Ignored, Why: "not an object"})
+		rd.ignore(o, "hooks", v, "not an object")
 		return
 	}
 	for _, event := range slices.Sorted(maps.Keys(m)) {
 		key := join("hooks", event)
 		groups, ok := m[event].([]any)
 		if !ok {
-			rd.add(Entry{File: o.shown, Key: key, Value: describe(m[event]), Status: Ignored, Why: "not a list of matcher groups"})
+			rd.ignore(o, key, m[event], "not a list of matcher groups")
 			continue
 		}
 		for gi, gv := range groups {
 			gkey := fmt.Sprintf("%s[%d]", key, gi)
 			g, ok := gv.(map[string]any)
 			if !ok {
-				rd.add(Entry{File: o.shown, Key: gkey, Value: describe(gv), Status: Ignored, Why: "not an object"})
+				rd.ignore(o, gkey, gv, "not an object")
 				continue
 			}
 			for _, k := range slices.Sorted(maps.Keys(g)) {
@@ -504,7 +504,7 @@ func (rd *reader) hooks(v any, o origin) {
 			}
 			list, ok := g["hooks"].([]any)
 			if !ok {
-				rd.add(Entry{File: o.shown, Key: gkey + ".hooks", Value: describe(g["hooks"]), Status: Ignored, Why: "not a list of hooks"})
+				rd.ignore(o, gkey+".hooks", g["hooks"], "not a list of hooks")
 				continue
 			}
 			matcher, _ := g["matcher"].(string)
@@ -615,7 +615,7 @@ func cmpOr(a, b string) string {
 func (rd *reader) servers(v any, key string, o origin, scope string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		rd.add(Entry{File: o.shown, Key: key, Value: describe(v), Status: Ignored, Why: "not an object"})
+		rd.ignore(o, key, v, "not an object")
 		return
 	}
 	for _, name := range slices.Sorted(maps.Keys(m)) {
@@ -740,7 +740,7 @@ func (rd *reader) claudeState(data []byte, o origin) {
 	if projects, ok := doc["projects"].(map[string]any); ok {
 		rd.claudeProjects(projects, o)
 	} else if v, ok := doc["projects"]; ok {
-		rd.add(Entry{File: o.shown, Key: "projects", Value: describe(v), Status: Ignored, Why: "not an object"})
+		rd.ignore(o, "projects", v, "not an object")
 	}
 	for _, k := range slices.Sorted(maps.Keys(doc)) {
 		switch k {
@@ -767,7 +767,7 @@ func (rd *reader) claudeProjects(projects map[string]any, o origin) {
 		key := join("projects", k)
 		pm, ok := projects[k].(map[string]any)
 		if !ok {
-			rd.add(Entry{File: o.shown, Key: key, Value: describe(projects[k]), Status: Ignored, Why: "not an object"})
+			rd.ignore(o, key, projects[k], "not an object")
 			continue
 		}
 		var others []string

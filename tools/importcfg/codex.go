@@ -199,7 +199,7 @@ func (rd *reader) codexProvider(doc map[string]any, provider string, o origin) {
 func (rd *reader) codexSandbox(v any, o origin) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		rd.add(Entry{File: o.shown, Key: "sandbox_workspace_write", Value: describe(v), Status: Ignored, Why: "not a table"})
+		rd.ignore(o, "sandbox_workspace_write", v, "not a table")
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -229,7 +229,7 @@ func (rd *reader) codexSandbox(v any, o origin) {
 func (rd *reader) codexServers(v any, o origin) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		rd.add(Entry{File: o.shown, Key: "mcp_servers", Value: describe(v), Status: Ignored, Why: "not a table"})
+		rd.ignore(o, "mcp_servers", v, "not a table")
 		return
 	}
 	for _, name := range slices.Sorted(maps.Keys(m)) {

@@ -201,6 +201,12 @@ func (rd *reader) show(path string) string {
 
 func (rd *reader) add(e Entry) { rd.r.Entries = append(rd.r.Entries, e) }
 
+// ignore reports key's value v in o as ignored, saying why ("not an
+// object", "not a list of hooks").
+func (rd *reader) ignore(o origin, key string, v any, why string) {
+	rd.add(Entry{File: o.shown, Key: key, Value: describe(v), Status: Ignored, Why: why})
+}
+
 // short is s cut to maxValue bytes (valid UTF-8 kept), for a report.
 func short(s string) string {
 	if len(s) > maxValue {
