@@ -49,8 +49,20 @@ func UnifiedDiff(name, old, new string) string {
 	head, tail := CommonLines(old, new)
 	head = backLines(old, head, 3)
 	tail = len(old) - forwardLines(old, len(old)-tail, 3)
-	skipped := strings.Count(old[:head], "\n")
 	d := udiff.Unified("a/"+name, "b/"+name, old[head:len(old)-tail], new[head:len(new)-tail])
+	return shiftHunks(d, strings.Count(old[:head], "\n"))
+}
+
+// UnifiedDiffAt is the UnifiedDiff of a window of a file: old[from:to]
+// and mid, the text that replaces it, with hunk headers counting lines
+// from old's start. from must be a line start. It shows an edit of a big
+// file without building the whole new text (issue 27).
+func UnifiedDiffAt(name, old string, from, to int, mid string) string {
+	return shiftHunks(UnifiedDiff(name, old[from:to], mid), strings.Count(old[:from], "\n"))
+}
+
+// shiftHunks adds skipped to the line numbers of every hunk header of d.
+func shiftHunks(d string, skipped int) string {
 	if skipped == 0 {
 		return d
 	}

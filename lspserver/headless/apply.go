@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -245,58 +244,13 @@ func previewDiff(rel, old string, spans []lspserver.EditSpan) string {
 		pos = sp.End
 	}
 	b.WriteString(old[pos:to])
-	d := tools.UnifiedDiff(rel, old[from:to], b.String())
-	skipped := strings.Count(old[:from], "\n")
-	if skipped == 0 {
-		return d
-	}
-	var out strings.Builder
-	for line := range strings.Lines(d) {
-		out.WriteString(shiftHunkHeader(line, skipped))
-	}
-	return out.String()
+	return tools.UnifiedDiffAt(rel, old, from, to, b.String())
 }
 
 // previewContext is how many lines around the edits previewDiff gives the
 // diff: more than the 3 lines of context it shows, so that the window
 // never cuts the context short.
 const previewContext = 4
-
-// shiftHunkHeader adds skipped to both line numbers of a "@@ -a,b +c,d @@"
-// line; other lines are returned as they are.
-func shiftHunkHeader(line string, skipped int) string {
-	rest, ok := strings.CutPrefix(line, "@@ -")
-	if !ok {
-		return line
-	}
-	ranges, tail, ok := strings.Cut(rest, " @@")
-	if !ok {
-		return line
-	}
-	oldR, newR, ok := strings.Cut(ranges, " +")
-	if !ok {
-		return line
-	}
-	a, b, okA := shiftRange(oldR, skipped)
-	c, d, okC := shiftRange(newR, skipped)
-	if !okA || !okC {
-		return line
-	}
-	return "@@ -" + a + b + " +" + c + d + " @@" + tail
-}
-
-// shiftRange reads "12,3" as 12+skipped and ",3".
-func shiftRange(r string, skipped int) (string, string, bool) {
-	num, count, found := strings.Cut(r, ",")
-	n, err := strconv.Atoi(num)
-	if err != nil {
-		return "", "", false
-	}
-	if found {
-		count = "," + count
-	}
-	return strconv.Itoa(n + skipped), count, true
-}
 
 // textEdits returns the edits of dc with their annotation IDs ("" for a
 // plain edit).
