@@ -86,39 +86,20 @@ func (c *cli) writeImport(p *importcfg.Plan) (importOutcome, error) {
 	policyPart := *p
 	policyPart.Model, policyPart.BaseURL, policyPart.Hooks, policyPart.MCPServers = "", "", nil, nil
 	cfgPart := importcfg.Plan{Model: p.Model, BaseURL: p.BaseURL, Hooks: p.Hooks, MCPServers: p.MCPServers}
-	type job struct {
-		path  string
-		data  []byte
-		check func(string) error
+	targets := []importTarget{
+		{"policy.json", policyPath, &policyPart, importcfg.MergePolicy, checkPolicy},
+		{"config.json", cfgPath, &cfgPart, importcfg.MergeConfig, checkConfig},
 	}
-	var jobs []job
-	if !policyPart.Empty() {
-		existing, err := readExisting(policyPath, checkPolicy)
+	var jobs []importJob
+	for _, t := range targets {
+		j, changes, err := t.merge()
 		if err != nil {
 			return out, err
 		}
-		data, changes, err := importcfg.MergePolicy(existing, &policyPart)
-		if err != nil {
-			return out, fmt.Errorf("%s: %w; nothing written", policyPath, err)
+		if j != nil {
+			jobs = append(jobs, *j)
 		}
-		if len(changes) > 0 {
-			jobs = append(jobs, job{policyPath, data, checkPolicy})
-		}
-		out.Changes = append(out.Changes, prefixed("policy.json ", changes)...)
-	}
-	if !cfgPart.Empty() {
-		existing, err := readExisting(cfgPath, checkConfig)
-		if err != nil {
-			return out, err
-		}
-		data, changes, err := importcfg.MergeConfig(existing, &cfgPart)
-		if err != nil {
-			return out, fmt.Errorf("%s: %w; nothing written", cfgPath, err)
-		}
-		if len(changes) > 0 {
-			jobs = append(jobs, job{cfgPath, data, checkConfig})
-		}
-		out.Changes = append(out.Changes, prefixed("config.json ", changes)...)
+		out.Changes = append(out.Changes, prefixed(t.name+" ", changes)...)
 	}
 	for _, j := range jobs {
 		if err := importcfg.WriteFile(j.path, j.data, j.check); err != nil {
@@ -127,6 +108,41 @@ func (c *cli) writeImport(p *importcfg.Plan) (importOutcome, error) {
 		out.Written = append(out.Written, j.path)
 	}
 	return out, nil
+}
+
+// importTarget is one user file --write merges a part of the plan into.
+type importTarget struct {
+	name, path string
+	part       *importcfg.Plan
+	mergeFn    func([]byte, *importcfg.Plan) ([]byte, []string, error)
+	check      func(string) error
+}
+
+// importJob is a merged file waiting to be written.
+type importJob struct {
+	path  string
+	data  []byte
+	check func(string) error
+}
+
+// merge reads the target's file, checks it, and merges its part of the
+// plan: the job is nil when nothing changes.
+func (t importTarget) merge() (*importJob, []string, error) {
+	if t.part.Empty() {
+		return nil, nil, nil
+	}
+	existing, err := readExisting(t.path, t.check)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, changes, err := t.mergeFn(existing, t.part)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w; nothing written", t.path, err)
+	}
+	if len(changes) == 0 {
+		return nil, nil, nil
+	}
+	return &importJob{t.path, data, t.check}, changes, nil
 }
 
 func prefixed(p string, lines []string) []string {
