@@ -73,6 +73,18 @@ func shiftHunks(d string, skipped int) string {
 	return b.String()
 }
 
+// LinesAround widens s[from:to] to the whole lines it touches and n more
+// lines each way, as a diff of them needs for its context.
+func LinesAround(s string, from, to, n int) (int, int) {
+	from = strings.LastIndexByte(s[:from], '\n') + 1
+	if i := strings.IndexByte(s[to:], '\n'); i >= 0 {
+		to += i + 1
+	} else {
+		to = len(s)
+	}
+	return backLines(s, from, n), forwardLines(s, to, n)
+}
+
 // backLines moves i, a line start in s, back by n lines (or to 0).
 func backLines(s string, i, n int) int {
 	for ; n > 0 && i > 0; n-- {

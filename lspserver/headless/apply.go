@@ -219,23 +219,7 @@ func previewDiff(rel, old string, spans []lspserver.EditSpan) string {
 	if len(spans) == 0 {
 		return ""
 	}
-	from := strings.LastIndexByte(old[:spans[0].Start], '\n') + 1
-	to := len(old)
-	if i := strings.IndexByte(old[spans[len(spans)-1].End:], '\n'); i >= 0 {
-		to = spans[len(spans)-1].End + i + 1
-	}
-	for range previewContext {
-		if from > 0 {
-			from = strings.LastIndexByte(old[:from-1], '\n') + 1
-		}
-		if to < len(old) {
-			if i := strings.IndexByte(old[to:], '\n'); i >= 0 {
-				to += i + 1
-			} else {
-				to = len(old)
-			}
-		}
-	}
+	from, to := tools.LinesAround(old, spans[0].Start, spans[len(spans)-1].End, previewContext)
 	var b strings.Builder
 	pos := from
 	for _, sp := range spans {
