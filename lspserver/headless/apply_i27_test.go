@@ -38,7 +38,7 @@ func TestPreviewDiff_Issue27_SameAsWholeFile(t *testing.T) {
 			old += "\n"
 		}
 		var edits []protocol.TextEdit
-		for line := uint32(0); int(line) <= len(lines); line += uint32(1 + rnd.IntN(12)) {
+		for line := uint32(rnd.IntN(12)); int(line) <= len(lines); line += uint32(1 + rnd.IntN(12)) {
 			end := line + uint32(rnd.IntN(3))
 			e := protocol.TextEdit{Range: protocol.Range{Start: protocol.Position{Line: line, Character: uint32(rnd.IntN(3))},
 				End: protocol.Position{Line: end, Character: uint32(rnd.IntN(9))}}}
