@@ -191,23 +191,11 @@ func (r *Root) WriteFileAtomic(rel string, data []byte, perm fs.FileMode) error 
 		perm, keep = fi.Mode().Perm(), true
 	}
 	tmp := filepath.Join(dir, tempName(filepath.Base(name)))
-	done, err := r.writeUnnamed(dir, tmp, data, perm, keep)
-	if !done && err == nil {
-		var f *os.File
-		f, err = r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.Perm())
-		if err != nil {
-			return err
-		}
-		err = writeSync(f, data, perm, keep)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil {
-		err = r.r.Rename(tmp, name)
+	handled, err := r.writeUnnamed(dir, tmp, name, data, perm, keep)
+	if !handled {
+		err = r.writeNamed(tmp, name, data, perm, keep)
 	}
 	if err != nil {
-		r.r.Remove(tmp)
 		return err
 	}
 	if d, err := r.r.Open(dir); err == nil { // make the rename durable; best effort
@@ -215,6 +203,26 @@ func (r *Root) WriteFileAtomic(rel string, data []byte, perm fs.FileMode) error 
 		d.Close()
 	}
 	return nil
+}
+
+// writeNamed writes data to the new named temporary file tmp and renames
+// it over name; on any failure tmp is removed.
+func (r *Root) writeNamed(tmp, name string, data []byte, perm fs.FileMode, keep bool) error {
+	f, err := r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.Perm())
+	if err != nil {
+		return err
+	}
+	err = writeSync(f, data, perm, keep)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.r.Rename(tmp, name)
+	}
+	if err != nil {
+		r.r.Remove(tmp)
+	}
+	return err
 }
 
 func writeSync(f *os.File, data []byte, perm fs.FileMode, keep bool) error {
