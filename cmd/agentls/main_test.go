@@ -37,7 +37,21 @@ type cleanRun struct{ m *testing.M }
 func (c cleanRun) Run() int {
 	defer removeShared()
 	widenParallel()
+	quickRaceExit()
 	return c.m.Run()
+}
+
+// raceNoExitSleep makes a program built with -race exit at once: by
+// default it sleeps a second first (GORACE's atexit_sleep_ms), and the
+// tests start agentls, built with -race, hundreds of times.
+const raceNoExitSleep = "atexit_sleep_ms=0"
+
+// quickRaceExit passes raceNoExitSleep to the programs the tests start,
+// unless GORACE is set already.
+func quickRaceExit() {
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		os.Setenv("GORACE", raceNoExitSleep)
+	}
 }
 
 // suiteParallel is how many parallel tests run at once here unless
@@ -75,6 +89,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("AGENTLS_HELPER_BIN", helper)
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
+			env.Setenv("GORACE", os.Getenv("GORACE"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

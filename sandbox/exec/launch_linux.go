@@ -138,7 +138,7 @@ func (h *helperProc) start(bin *helperBin, flags uintptr, specR, statusW, stdout
 	cmd := &osexec.Cmd{
 		Path:        bin.execPath(),
 		Args:        []string{child.ArgInit},
-		Env:         []string{child.RoleEnv + "=init", "GOMAXPROCS=1"},
+		Env:         child.Env("init"),
 		ExtraFiles:  bin.extraFiles(specR, statusW),
 		SysProcAttr: child.InitAttr(flags),
 	}

@@ -53,7 +53,7 @@ func startZygote(bin *helperBin) (*zygote, error) {
 	cmd := &osexec.Cmd{
 		Path: bin.execPath(),
 		Args: []string{child.ArgZygote},
-		Env:  []string{child.RoleEnv + "=zygote", "GOMAXPROCS=1"},
+		Env:  child.Env("zygote"),
 		// fd 3 the socket, 4 /dev/null, 5 the binary (execPath).
 		ExtraFiles: []*os.File{theirs, null, bin.file},
 		// No Pdeathsig: it would follow the starting thread. The zygote

@@ -136,7 +136,7 @@ func zygoteStart(m *ZygoteMsg, fds []int) (int, error) {
 		out, errOut = uintptr(fds[2]), uintptr(fds[3])
 	}
 	return syscall.ForkExec("/proc/self/exe", []string{ArgInit}, &syscall.ProcAttr{
-		Env:   []string{RoleEnv + "=init", "GOMAXPROCS=1"},
+		Env:   Env("init"),
 		Files: []uintptr{zygoteNullFD, out, errOut, uintptr(fds[0]), uintptr(fds[1])},
 		Sys:   InitAttr(uintptr(m.Flags)),
 	})
